@@ -1,0 +1,3 @@
+pub mod llm;
+pub mod observe;
+pub mod shell;

@@ -1,0 +1,150 @@
+//! Structured errors: what went wrong, where (line and column), and how to fix it.
+
+use nu_protocol::engine::{EngineState, StateWorkingSet};
+use serde::Serialize;
+
+/// A parse, compile or runtime error in a form a model or a user can act on.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Diagnostic {
+    /// nu's error code, e.g. `nu::parser::unexpected_eof`.
+    pub code: Option<String>,
+    pub message: String,
+    pub help: Option<String>,
+    pub labels: Vec<DiagnosticLabel>,
+    /// The full plain-text rendering nu would print (no ANSI).
+    pub rendered: String,
+}
+
+/// A pointer into the source of the pipeline.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DiagnosticLabel {
+    pub text: String,
+    /// 1-based line in the pipeline source.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub column: usize,
+    /// The source text the label points at.
+    pub snippet: String,
+}
+
+impl Diagnostic {
+    /// Build a diagnostic from any nu error, resolving label spans against
+    /// the engine's sources.
+    pub fn from_nu(
+        engine: &EngineState,
+        error: &(dyn miette::Diagnostic + Send + Sync + 'static),
+    ) -> Self {
+        let working_set = StateWorkingSet::new(engine);
+        Self::from_working_set(&working_set, error)
+    }
+
+    pub(crate) fn from_working_set(
+        working_set: &StateWorkingSet,
+        error: &(dyn miette::Diagnostic + Send + Sync + 'static),
+    ) -> Self {
+        let rendered = nu_protocol::format_cli_error(None, working_set, error, None);
+        let labels = error
+            .labels()
+            .map(|labels| {
+                labels
+                    .filter_map(|label| {
+                        locate(working_set, label.offset(), label.len()).map(
+                            |(line, column, snippet)| DiagnosticLabel {
+                                text: label.label().unwrap_or_default().to_string(),
+                                line,
+                                column,
+                                snippet,
+                            },
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Diagnostic {
+            code: error.code().map(|c| c.to_string()),
+            message: error.to_string(),
+            help: error.help().map(|h| h.to_string()),
+            labels,
+            rendered: strip_ansi(&rendered),
+        }
+    }
+
+    /// A diagnostic that did not come from nu (e.g. a crash in the engine).
+    pub fn plain(code: &str, message: impl Into<String>, help: Option<String>) -> Self {
+        let message = message.into();
+        let mut rendered = format!("Error: {code}\n\n  × {message}");
+        if let Some(help) = &help {
+            rendered.push_str(&format!("\n  help: {help}"));
+        }
+        Diagnostic {
+            code: Some(code.to_string()),
+            message,
+            help,
+            labels: Vec::new(),
+            rendered,
+        }
+    }
+
+    /// One line: `message (line L, column C: label) — help`.
+    pub fn summary(&self) -> String {
+        let mut out = self.message.clone();
+        if let Some(label) = self.labels.first() {
+            out.push_str(&format!(" (line {}, column {}", label.line, label.column));
+            if !label.text.is_empty() {
+                out.push_str(&format!(": {}", label.text));
+            }
+            out.push(')');
+        }
+        if let Some(help) = &self.help {
+            out.push_str(&format!(" — {help}"));
+        }
+        out
+    }
+}
+
+/// Line, column and text of a global span offset, within its source file.
+fn locate(
+    working_set: &StateWorkingSet,
+    offset: usize,
+    len: usize,
+) -> Option<(usize, usize, String)> {
+    let file = working_set
+        .files()
+        .find(|f| f.covered_span.start <= offset && offset <= f.covered_span.end)?;
+    let local = offset - file.covered_span.start;
+    let content = &file.content;
+    let before = content.get(..local)?;
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
+    let end = (local + len).min(content.len());
+    let snippet = String::from_utf8_lossy(&content[local..end]).into_owned();
+    Some((line, column, snippet))
+}
+
+/// Remove ANSI escape sequences (error rendering may colour regardless of config).
+pub(crate) fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,80 @@
+//! The base engine every session clones.
+
+use std::sync::OnceLock;
+
+use nu_protocol::{
+    Config, UseAnsiColoring,
+    engine::{Command, EngineState, StateWorkingSet},
+};
+
+use super::print::{Print, PrintSink};
+
+/// Name of the variable that holds every run's full value (`$out.N`).
+pub(crate) const OUT_VARIABLE: &str = "out";
+
+/// A configured Nushell engine: the language, nu-command's builtins, plain
+/// text (no ANSI), and externals that never see a terminal.
+#[derive(Clone)]
+pub struct Engine {
+    state: EngineState,
+}
+
+impl Engine {
+    /// The process-wide standard engine, built on first use.
+    pub fn standard() -> &'static Engine {
+        static STANDARD: OnceLock<Engine> = OnceLock::new();
+        STANDARD.get_or_init(|| Engine::with_commands(Vec::new()))
+    }
+
+    /// A standard engine with extra commands registered last, so a command
+    /// with the name of a builtin shadows it.
+    pub fn with_commands(extra: Vec<Box<dyn Command>>) -> Engine {
+        let state = nu_cmd_lang::create_default_context();
+        let mut state = nu_command::add_shell_command_context(state);
+        // `http` with rustls needs a process-wide crypto provider.
+        let _ = nu_command::tls::CRYPTO_PROVIDER.default();
+
+        let mut config = Config::clone(state.get_config());
+        config.use_ansi_coloring = UseAnsiColoring::False;
+        config.show_banner = nu_protocol::BannerKind::None;
+        // `rm` moves to the trash unless asked otherwise (`rm --permanent`).
+        config.rm.always_trash = true;
+        state.set_config(config);
+        // Externals get a null stdin and their own session (setsid): no
+        // terminal reads, no password prompts, and a process group we can kill.
+        state.is_mcp = true;
+
+        let mut working_set = StateWorkingSet::new(&state);
+        // A `print` that has nowhere to write until a session gives it a sink.
+        working_set.add_decl(Box::new(Print::new(PrintSink::default())));
+        for command in extra {
+            working_set.add_decl(command);
+        }
+        // Declare `$out` in the top-level scope; each session's stack holds
+        // its value.
+        let source = format!("let {OUT_VARIABLE} = []");
+        let _ = nu_parser::parse(
+            &mut working_set,
+            Some("agent-init"),
+            source.as_bytes(),
+            false,
+        );
+        let delta = working_set.render();
+        if let Err(err) = state.merge_delta(delta) {
+            // Merging a delta of known-good declarations cannot fail; keep
+            // the engine usable (without `$out`) if it ever does.
+            eprintln!("nu-agent: engine setup: {err}");
+        }
+        Engine { state }
+    }
+
+    /// The underlying nu engine state.
+    pub fn state(&self) -> &EngineState {
+        &self.state
+    }
+
+    /// Number of declarations (builtins and keywords) the engine knows.
+    pub fn decl_count(&self) -> usize {
+        self.state.num_decls()
+    }
+}

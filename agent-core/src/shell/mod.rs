@@ -1,0 +1,25 @@
+//! The embedded Nushell engine.
+//!
+//! One base [`Engine`] (nu-cmd-lang + nu-command, no ANSI, externals detached
+//! with null stdin in their own session) is built once per process. A
+//! [`Session`] clones it and keeps its `Stack`, so `cd`, `let`, `def` and
+//! `$env.X = ...` persist between runs. [`Session::run`] evaluates one
+//! pipeline on a worker thread under [`Limits`] and returns an [`Outcome`]:
+//! the full value, the cwd after, an external's exit code, a structured
+//! [`Diagnostic`] on error, and why it stopped early if it did.
+
+mod cancel;
+mod collect;
+mod diagnostic;
+mod engine;
+mod env;
+mod outcome;
+mod print;
+mod session;
+
+pub use cancel::CancelToken;
+pub use diagnostic::{Diagnostic, DiagnosticLabel};
+pub use engine::Engine;
+pub use env::{EnvFilter, filter_env};
+pub use outcome::{Limits, Outcome, StopReason};
+pub use session::{Session, SessionSeed};

@@ -1,0 +1,31 @@
+//! nu_plugin_agent: the nu plugin adapter over `agent-core`.
+//!
+//! Adapters only translate (nu values and calls <-> agent-core types) and
+//! draw; every decision lives in agent-core.
+
+mod commands;
+mod convert;
+
+use nu_plugin::{Plugin, PluginCommand};
+
+pub use commands::{Agent, AgentRun};
+
+/// The `agent` plugin: registered with `plugin add nu_plugin_agent`.
+#[derive(Default)]
+pub struct AgentPlugin;
+
+impl AgentPlugin {
+    pub fn new() -> Self {
+        AgentPlugin
+    }
+}
+
+impl Plugin for AgentPlugin {
+    fn version(&self) -> String {
+        env!("CARGO_PKG_VERSION").into()
+    }
+
+    fn commands(&self) -> Vec<Box<dyn PluginCommand<Plugin = Self>>> {
+        vec![Box::new(Agent), Box::new(AgentRun)]
+    }
+}

@@ -1,0 +1,78 @@
+//! Helpers for end-to-end tests: find the real `nu` host and the built
+//! binaries, and run them.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+/// The nu minor version the plugin speaks.
+pub const NU_VERSION_PREFIX: &str = "0.115.";
+
+/// The real `nu` host: `$NU_AGENT_TEST_NU`, the cached host that `.ci/run`
+/// and the quick start install, or `nu` on PATH — whichever is 0.115.x.
+pub fn nu_binary() -> PathBuf {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(path) = std::env::var("NU_AGENT_TEST_NU") {
+        candidates.push(path.into());
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        candidates.push(Path::new(&home).join(".cache/nu-agent/nu-0.115.1/nu"));
+    }
+    candidates.push("nu".into());
+    for candidate in &candidates {
+        if let Ok(out) = Command::new(candidate).arg("--version").output()
+            && String::from_utf8_lossy(&out.stdout)
+                .trim()
+                .starts_with(NU_VERSION_PREFIX)
+        {
+            return candidate.clone();
+        }
+    }
+    panic!(
+        "no nu {NU_VERSION_PREFIX}x host found (tried {candidates:?}); run `nu-scripts/install-nu.sh` or set NU_AGENT_TEST_NU"
+    );
+}
+
+/// A binary of this workspace, next to the test executable's target dir.
+pub fn workspace_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/<test> -> target/<profile>/<name>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("test executable in target/<profile>/deps");
+    let path = profile_dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is not built; run `cargo test --workspace` (it builds every binary)",
+        path.display()
+    );
+    path
+}
+
+/// Run `nu` with a private plugin registry, no config files, in `cwd`.
+pub fn nu(registry: &Path, cwd: &Path, script: &str) -> Output {
+    Command::new(nu_binary())
+        .arg("--no-config-file")
+        .arg("--plugin-config")
+        .arg(registry)
+        .arg("--commands")
+        .arg(script)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run nu")
+}
+
+/// stdout of a successful command, or a panic showing its stderr.
+pub fn stdout_of(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "command failed ({}):\nstdout: {}\nstderr: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
