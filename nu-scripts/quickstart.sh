@@ -20,10 +20,10 @@ cargo build --workspace --bins
 PLUGIN="$CARGO_TARGET_DIR/debug/nu_plugin_agent"
 REGISTRY="$HOME/.cache/nu-agent/plugin.msgpackz"
 
-"$NU" --no-config-file --plugin-config "$REGISTRY" -c "plugin add '$PLUGIN'"
+"$NU" --no-config-file -c "plugin add --plugin-config '$REGISTRY' '$PLUGIN'"
 echo "== agent run in nu $("$NU" --version), in $(pwd)"
-"$NU" --no-config-file --plugin-config "$REGISTRY" -c \
-  'plugin use agent; agent run "ls | where type == file | sort-by size | last 5 | select name size"'
+"$NU" --no-config-file -c \
+  "plugin use --plugin-config '$REGISTRY' agent; agent run 'ls | where type == file | sort-by size | last 5 | select name size'"
 cat <<MSG
 
 The plugin is registered in $REGISTRY. To use it in your own nu 0.115:

@@ -51,18 +51,36 @@ pub fn workspace_binary(name: &str) -> PathBuf {
     path
 }
 
-/// Run `nu` with a private plugin registry, no config files, in `cwd`.
-pub fn nu(registry: &Path, cwd: &Path, script: &str) -> Output {
+/// Run `nu` with no config files in `cwd`.
+pub fn nu(cwd: &Path, script: &str) -> Output {
     Command::new(nu_binary())
         .arg("--no-config-file")
-        .arg("--plugin-config")
-        .arg(registry)
         .arg("--commands")
         .arg(script)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
         .output()
         .expect("run nu")
+}
+
+/// Register the plugin binary in a private registry file; returns the file.
+pub fn register_plugin(dir: &Path) -> PathBuf {
+    let registry = dir.join("plugins.msgpackz");
+    let plugin = workspace_binary("nu_plugin_agent");
+    let add = nu(
+        dir,
+        &format!("plugin add --plugin-config '{}' '{}'", registry.display(), plugin.display()),
+    );
+    stdout_of(&add);
+    registry
+}
+
+/// Run `script` in nu after `plugin use agent` from `registry`.
+pub fn nu_with_agent(registry: &Path, cwd: &Path, script: &str) -> Output {
+    nu(
+        cwd,
+        &format!("plugin use --plugin-config '{}' agent; {script}", registry.display()),
+    )
 }
 
 /// stdout of a successful command, or a panic showing its stderr.

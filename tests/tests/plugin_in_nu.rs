@@ -2,19 +2,7 @@
 
 use std::path::Path;
 
-use agent_e2e::{nu, stdout_of, workspace_binary};
-
-fn registered(dir: &Path) -> std::path::PathBuf {
-    let registry = dir.join("plugins.msgpackz");
-    let plugin = workspace_binary("nu_plugin_agent");
-    let add = nu(
-        &registry,
-        dir,
-        &format!("plugin add '{}'", plugin.display()),
-    );
-    stdout_of(&add);
-    registry
-}
+use agent_e2e::{nu_with_agent as nu, register_plugin as registered, stdout_of};
 
 fn fixture(dir: &Path) -> std::path::PathBuf {
     let work = dir.join("work");
@@ -34,7 +22,7 @@ fn agent_run_matches_nu_in_the_same_directory() {
     let out = nu(
         &registry,
         &work,
-        r#"plugin use agent; {ours: (agent run "ls | length"), nus: (ls | length)} | to json --raw"#,
+        r#"{ours: (agent run "ls | length"), nus: (ls | length)} | to json --raw"#,
     );
     let json: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
     assert_eq!(json["ours"], json["nus"]);
@@ -49,7 +37,7 @@ fn agent_run_returns_structured_values() {
     let out = nu(
         &registry,
         &work,
-        r#"plugin use agent; agent run "ls | where type == file | sort-by size | last 2" | get name | to json --raw"#,
+        r#"agent run "ls | where type == file | sort-by size | last 2" | get name | to json --raw"#,
     );
     assert_eq!(stdout_of(&out).trim(), r#"["file5.txt","file6.txt"]"#);
 }
@@ -59,13 +47,13 @@ fn agent_alone_prints_help_and_errors_are_labeled() {
     let dir = tempfile::tempdir().unwrap();
     let registry = registered(dir.path());
     let work = fixture(dir.path());
-    let help = stdout_of(&nu(&registry, &work, "plugin use agent; agent"));
+    let help = stdout_of(&nu(&registry, &work, "agent"));
     assert!(help.contains("agent run"), "{help}");
 
     let failed = nu(
         &registry,
         &work,
-        r#"plugin use agent; agent run "let x = [1, 2""#,
+        r#"agent run "let x = [1, 2""#,
     );
     assert!(!failed.status.success());
     let stderr = String::from_utf8_lossy(&failed.stderr);

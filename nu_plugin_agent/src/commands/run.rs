@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use agent_core::{
     observe::{Budget, render_outcome},
-    shell::{CancelToken, Engine, Limits, Session},
+    shell::{CancelToken, Engine, Limits, Session, StopReason},
 };
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{
@@ -128,15 +128,22 @@ impl SimplePluginCommand for AgentRun {
                 pipeline.span,
             ));
         }
-        if let Some(stopped) = &outcome.stopped {
-            eprintln!("warning: agent run {stopped}");
+        match &outcome.stopped {
+            Some(StopReason::Cancelled) => {
+                return Err(LabeledError::new("agent run was interrupted")
+                    .with_code("nu_agent::run::interrupted")
+                    .with_label("stopped by Ctrl+C; the processes it started were killed", pipeline.span));
+            }
+            Some(stopped) => eprintln!("warning: agent run {stopped}"),
+            None => {}
         }
         if let Some(Value::String { val, .. }) = &outcome.stderr
             && !val.is_empty()
         {
             eprint!("{val}");
         }
-        if let Some(code) = outcome.exit_code.filter(|c| *c != 0) {
+        // A process killed by a stop (timeout, cap) is explained by the warning.
+        if let Some(code) = outcome.exit_code.filter(|c| *c != 0 && outcome.stopped.is_none()) {
             return Err(LabeledError::new(format!("the external command exited with code {code}"))
                 .with_code("nu_agent::run::exit_code")
                 .with_label(format!("exited with code {code}"), pipeline.span)

@@ -1,0 +1,109 @@
+//! The `nu-agent` CLI from a plain process, as a bash user or script runs it.
+
+use std::{
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use agent_e2e::{nu, stdout_of, workspace_binary};
+
+fn nu_agent(cwd: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(workspace_binary("nu-agent"))
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nu-agent")
+}
+
+fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..5 {
+        std::fs::write(dir.path().join(format!("f{i}.txt")), vec![b'x'; i * 1000]).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn json_output_equals_nus_own() {
+    let dir = fixture();
+    let pipeline = "ls | where size > 1500b | sort-by name | select name size";
+    let ours = stdout_of(&nu_agent(dir.path(), &["run", "--json", pipeline]));
+    let nus = stdout_of(&nu(dir.path(), &format!("{pipeline} | to json --indent 2")));
+    let ours: serde_json::Value = serde_json::from_str(&ours).unwrap();
+    let nus: serde_json::Value = serde_json::from_str(&nus).unwrap();
+    assert_eq!(ours, nus);
+    assert_eq!(ours.as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn default_output_is_nus_table() {
+    let dir = fixture();
+    let out = stdout_of(&nu_agent(dir.path(), &["run", "ls | sort-by name | get name"]));
+    assert!(out.contains("f0.txt") && out.contains("f4.txt"), "{out}");
+    assert!(out.contains('│') || out.contains('|'), "a table: {out}");
+}
+
+#[test]
+fn observe_prints_the_model_rendering() {
+    let dir = fixture();
+    let out = stdout_of(&nu_agent(dir.path(), &["run", "--observe", "ls | sort-by name | select name size"]));
+    assert_eq!(
+        out,
+        "$out.0\ntable: 5 rows × 2 columns\nname:str | size:filesize\nf0.txt | 0B\nf1.txt | 1kB\nf2.txt | 2kB\nf3.txt | 3kB\nf4.txt | 4kB\n"
+    );
+}
+
+#[test]
+fn parse_errors_exit_non_zero_with_the_diagnostic() {
+    let dir = fixture();
+    let out = nu_agent(dir.path(), &["run", "ls | where size >"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nu::parser"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn external_failure_exits_with_its_code() {
+    let dir = fixture();
+    let out = nu_agent(dir.path(), &["run", "^sh -c 'echo hi; echo bad >&2; exit 7'"]);
+    assert_eq!(out.status.code(), Some(7));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hi\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "bad\n");
+}
+
+#[test]
+fn timeout_exits_124_quickly() {
+    let dir = fixture();
+    let started = Instant::now();
+    let out = nu_agent(dir.path(), &["run", "--timeout", "500ms", "^sleep 30"]);
+    assert_eq!(out.status.code(), Some(124));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("time limit"));
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_its_processes() {
+    let dir = fixture();
+    let child = Command::new(workspace_binary("nu-agent"))
+        .args(["run", "^sh -c 'sleep 31.4159; echo never'"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let started = Instant::now();
+    // SAFETY: kill(2) on our own child process.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert_eq!(out.status.code(), Some(130));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("never"));
+    let leftover = Command::new("pgrep").args(["-f", "sleep 31.4159"]).output().unwrap();
+    assert!(leftover.stdout.is_empty(), "left running: {}", String::from_utf8_lossy(&leftover.stdout));
+}

@@ -1,0 +1,99 @@
+//! Ctrl+C in an interactive nu (driven through tmux) stops `agent run`, kills
+//! the processes it started, and leaves the plugin serving.
+
+use std::{
+    path::Path,
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use agent_e2e::{nu_binary, register_plugin};
+
+struct Tmux {
+    socket: String,
+    session: &'static str,
+}
+
+impl Tmux {
+    fn start(cwd: &Path, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("nu-agent-test-{}", std::process::id()),
+            session: "nu",
+        };
+        let status = Command::new("tmux")
+            .args(["-L", &tmux.socket, "new-session", "-d", "-s", tmux.session, "-x", "160", "-y", "40"])
+            .arg("-c")
+            .arg(cwd)
+            .arg(command)
+            .env("TERM", "xterm-256color")
+            .status()
+            .expect("tmux is installed (apt-get install tmux)");
+        assert!(status.success());
+        tmux
+    }
+
+    fn send(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys", "-t", self.session])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-t", self.session])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+    }
+}
+
+fn wait_for(what: &str, timeout: Duration, mut check: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !check() {
+        assert!(started.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn sleeping(marker: &str) -> bool {
+    let out = Command::new("pgrep").args(["-f", marker]).output().unwrap();
+    !out.stdout.is_empty()
+}
+
+#[test]
+fn ctrl_c_in_nu_stops_agent_run_and_the_plugin_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = register_plugin(dir.path());
+    let nu = nu_binary();
+    let tmux = Tmux::start(dir.path(), &format!("{} --no-config-file", nu.display()));
+    wait_for("the nu prompt", Duration::from_secs(20), || tmux.screen().contains('>'));
+
+    tmux.send(&[&format!("plugin use --plugin-config '{}' agent", registry.display()), "Enter"]);
+    tmux.send(&[r#"agent run "^sh -c 'sleep 27.1828; echo never'""#, "Enter"]);
+    wait_for("the external to start", Duration::from_secs(20), || sleeping("sleep 27.1828"));
+
+    let started = Instant::now();
+    tmux.send(&["C-c"]);
+    wait_for("the external to be killed", Duration::from_secs(3), || !sleeping("sleep 27.1828"));
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+
+    let marker = dir.path().join("after.txt");
+    tmux.send(&[&format!("agent run '40 + 2' | into string | save -f '{}'", marker.display()), "Enter"]);
+    wait_for("the plugin to answer again", Duration::from_secs(20), || marker.exists());
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "42", "screen:\n{}", tmux.screen());
+    let screen = tmux.screen();
+    assert!(!screen.lines().any(|l| l.trim() == "never"), "{screen}");
+    assert!(screen.contains("agent run was interrupted"), "{screen}");
+    if std::env::var_os("NU_AGENT_SHOW_SCREEN").is_some() {
+        eprintln!("{screen}");
+    }
+}
