@@ -1,3 +1,10 @@
+//! agent-core: everything of nu_plugin_agent that is not an adapter.
+//!
+//! Data flows one way: a model turn (`llm`) proposes a pipeline, the
+//! embedded engine (`shell`) runs it, and `observe` renders the result for
+//! the next model turn. Front ends (the nu plugin, the `nu-agent` CLI) only
+//! translate and draw.
+
 pub mod llm;
 pub mod observe;
 pub mod shell;

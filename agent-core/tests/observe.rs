@@ -41,11 +41,36 @@ fn table_states_constant_columns_once_and_factors_the_day() {
         text,
         "table: 4 rows × 5 columns
 same in every row: user=alice
-name:str | type:str | size:filesize | modified:date(2026-11-22)
-Cargo.toml | file | 1.23kB | 08:15
-src | dir | 4.1kB | 09:30
-big file.iso | file | 8.1GB | 10:00
-notes.md | file | 0B | 23:59"
+name:str|type:str|size:filesize|modified:date(2026-11-22)
+Cargo.toml|file|1.2kB|08:15
+src|dir|4.1kB|09:30
+big file.iso|file|8.1GB|10:00
+notes.md|file|0B|23:59"
+    );
+}
+
+#[test]
+fn shared_directory_and_same_minute_are_stated_once() {
+    let row = |path: &str, size: i64, at: &str| {
+        Value::test_record(record! {
+            "path" => Value::test_string(path),
+            "size" => Value::test_filesize(size),
+            "modified" => date(at),
+        })
+    };
+    let table = Value::test_list(vec![
+        row("/home/al/logs/a.log", 10, "2026-11-22T08:15:01+00:00"),
+        row("/home/al/logs/b.log", 20, "2026-11-22T08:15:30+00:00"),
+        row("/home/al/logs/old/c.log", 30, "2026-11-22T08:15:59+00:00"),
+    ]);
+    assert_eq!(
+        render(&table, &Budget::approx(1000), Some(0)),
+        "table: 3 rows × 3 columns
+same in every row: modified=2026-11-22 08:15
+path:str(under /home/al/logs/)|size:filesize
+a.log|10B
+b.log|20B
+old/c.log|30B"
     );
 }
 
@@ -62,11 +87,11 @@ fn table_over_budget_keeps_head_and_tail_with_a_marker() {
     let text = render(&Value::test_list(rows), &Budget::approx(120), Some(7));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "table: 2,000 rows × 2 columns");
-    assert_eq!(lines[1], "id:int | name:str");
-    assert_eq!(lines[2], "0 | row-0");
+    assert_eq!(lines[1], "id:int|name:str");
+    assert_eq!(lines[2], "0|row-0");
     let marker = lines.iter().find(|l| l.starts_with('…')).expect("a marker");
     assert!(marker.contains("rows omitted — slice $out.7"), "{marker}");
-    assert_eq!(*lines.last().unwrap(), "1999 | row-1999");
+    assert_eq!(*lines.last().unwrap(), "1999|row-1999");
     // The marker's counts add up.
     let shown = lines.len() - 3;
     let omitted: usize = marker

@@ -13,7 +13,11 @@ fn test_model() -> PathBuf {
             PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
                 .join(".cache/nu-agent/models/SmolLM2-135M-Instruct.Q4_1.gguf")
         });
-    assert!(path.exists(), "{} missing: run nu-scripts/fetch-test-model.sh", path.display());
+    assert!(
+        path.exists(),
+        "{} missing: run nu-scripts/fetch-test-model.sh",
+        path.display()
+    );
     path
 }
 
@@ -28,14 +32,20 @@ fn counts_tokens_with_the_model_vocabulary() {
     // The estimate used without a tokenizer stays in the same range for tables.
     let table = "name:str | size:filesize\nCargo.toml | 1.23kB\nsrc | 4.1kB\n";
     let (real, approx) = (tokenizer.count(table), ApproxTokenCounter.count(table));
-    assert!(approx * 2 >= real && approx <= real * 2, "real {real}, approx {approx}");
+    assert!(
+        approx * 2 >= real && approx <= real * 2,
+        "real {real}, approx {approx}"
+    );
 }
 
 #[test]
 fn corrupt_or_missing_files_give_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.gguf");
-    assert!(matches!(GgufTokenizer::load(&missing), Err(LlmError::ModelMissing { .. })));
+    assert!(matches!(
+        GgufTokenizer::load(&missing),
+        Err(LlmError::ModelMissing { .. })
+    ));
 
     let not_gguf = dir.path().join("text.gguf");
     std::fs::write(&not_gguf, b"hello, not a model").unwrap();

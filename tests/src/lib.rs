@@ -69,7 +69,11 @@ pub fn register_plugin(dir: &Path) -> PathBuf {
     let plugin = workspace_binary("nu_plugin_agent");
     let add = nu(
         dir,
-        &format!("plugin add --plugin-config '{}' '{}'", registry.display(), plugin.display()),
+        &format!(
+            "plugin add --plugin-config '{}' '{}'",
+            registry.display(),
+            plugin.display()
+        ),
     );
     stdout_of(&add);
     registry
@@ -79,7 +83,10 @@ pub fn register_plugin(dir: &Path) -> PathBuf {
 pub fn nu_with_agent(registry: &Path, cwd: &Path, script: &str) -> Output {
     nu(
         cwd,
-        &format!("plugin use --plugin-config '{}' agent; {script}", registry.display()),
+        &format!(
+            "plugin use --plugin-config '{}' agent; {script}",
+            registry.display()
+        ),
     )
 }
 

@@ -39,7 +39,10 @@ fn json_output_equals_nus_own() {
 #[test]
 fn default_output_is_nus_table() {
     let dir = fixture();
-    let out = stdout_of(&nu_agent(dir.path(), &["run", "ls | sort-by name | get name"]));
+    let out = stdout_of(&nu_agent(
+        dir.path(),
+        &["run", "ls | sort-by name | get name"],
+    ));
     assert!(out.contains("f0.txt") && out.contains("f4.txt"), "{out}");
     assert!(out.contains('│') || out.contains('|'), "a table: {out}");
 }
@@ -47,10 +50,13 @@ fn default_output_is_nus_table() {
 #[test]
 fn observe_prints_the_model_rendering() {
     let dir = fixture();
-    let out = stdout_of(&nu_agent(dir.path(), &["run", "--observe", "ls | sort-by name | select name size"]));
+    let out = stdout_of(&nu_agent(
+        dir.path(),
+        &["run", "--observe", "ls | sort-by name | select name size"],
+    ));
     assert_eq!(
         out,
-        "$out.0\ntable: 5 rows × 2 columns\nname:str | size:filesize\nf0.txt | 0B\nf1.txt | 1kB\nf2.txt | 2kB\nf3.txt | 3kB\nf4.txt | 4kB\n"
+        "$out.0\ntable: 5 rows × 2 columns\nname:str|size:filesize\nf0.txt|0B\nf1.txt|1kB\nf2.txt|2kB\nf3.txt|3kB\nf4.txt|4kB\n"
     );
 }
 
@@ -67,7 +73,10 @@ fn parse_errors_exit_non_zero_with_the_diagnostic() {
 #[test]
 fn external_failure_exits_with_its_code() {
     let dir = fixture();
-    let out = nu_agent(dir.path(), &["run", "^sh -c 'echo hi; echo bad >&2; exit 7'"]);
+    let out = nu_agent(
+        dir.path(),
+        &["run", "^sh -c 'echo hi; echo bad >&2; exit 7'"],
+    );
     assert_eq!(out.status.code(), Some(7));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "hi\n");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "bad\n");
@@ -101,9 +110,20 @@ fn ctrl_c_stops_the_run_and_its_processes() {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
     let out = child.wait_with_output().unwrap();
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(out.status.code(), Some(130));
     assert!(!String::from_utf8_lossy(&out.stdout).contains("never"));
-    let leftover = Command::new("pgrep").args(["-f", "sleep 31.4159"]).output().unwrap();
-    assert!(leftover.stdout.is_empty(), "left running: {}", String::from_utf8_lossy(&leftover.stdout));
+    let leftover = Command::new("pgrep")
+        .args(["-f", "sleep 31.4159"])
+        .output()
+        .unwrap();
+    assert!(
+        leftover.stdout.is_empty(),
+        "left running: {}",
+        String::from_utf8_lossy(&leftover.stdout)
+    );
 }

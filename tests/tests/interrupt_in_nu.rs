@@ -21,7 +21,18 @@ impl Tmux {
             session: "nu",
         };
         let status = Command::new("tmux")
-            .args(["-L", &tmux.socket, "new-session", "-d", "-s", tmux.session, "-x", "160", "-y", "40"])
+            .args([
+                "-L",
+                &tmux.socket,
+                "new-session",
+                "-d",
+                "-s",
+                tmux.session,
+                "-x",
+                "160",
+                "-y",
+                "40",
+            ])
             .arg("-c")
             .arg(cwd)
             .arg(command)
@@ -52,7 +63,9 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
     }
 }
 
@@ -75,21 +88,49 @@ fn ctrl_c_in_nu_stops_agent_run_and_the_plugin_keeps_serving() {
     let registry = register_plugin(dir.path());
     let nu = nu_binary();
     let tmux = Tmux::start(dir.path(), &format!("{} --no-config-file", nu.display()));
-    wait_for("the nu prompt", Duration::from_secs(20), || tmux.screen().contains('>'));
+    wait_for("the nu prompt", Duration::from_secs(20), || {
+        tmux.screen().contains('>')
+    });
 
-    tmux.send(&[&format!("plugin use --plugin-config '{}' agent", registry.display()), "Enter"]);
+    tmux.send(&[
+        &format!("plugin use --plugin-config '{}' agent", registry.display()),
+        "Enter",
+    ]);
     tmux.send(&[r#"agent run "^sh -c 'sleep 27.1828; echo never'""#, "Enter"]);
-    wait_for("the external to start", Duration::from_secs(20), || sleeping("sleep 27.1828"));
+    wait_for("the external to start", Duration::from_secs(20), || {
+        sleeping("sleep 27.1828")
+    });
 
     let started = Instant::now();
     tmux.send(&["C-c"]);
-    wait_for("the external to be killed", Duration::from_secs(3), || !sleeping("sleep 27.1828"));
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    wait_for("the external to be killed", Duration::from_secs(3), || {
+        !sleeping("sleep 27.1828")
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
 
     let marker = dir.path().join("after.txt");
-    tmux.send(&[&format!("agent run '40 + 2' | into string | save -f '{}'", marker.display()), "Enter"]);
-    wait_for("the plugin to answer again", Duration::from_secs(20), || marker.exists());
-    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "42", "screen:\n{}", tmux.screen());
+    tmux.send(&[
+        &format!(
+            "agent run '40 + 2' | into string | save -f '{}'",
+            marker.display()
+        ),
+        "Enter",
+    ]);
+    wait_for(
+        "the plugin to answer again",
+        Duration::from_secs(20),
+        || marker.exists(),
+    );
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "42",
+        "screen:\n{}",
+        tmux.screen()
+    );
     let screen = tmux.screen();
     assert!(!screen.lines().any(|l| l.trim() == "never"), "{screen}");
     assert!(screen.contains("agent run was interrupted"), "{screen}");

@@ -50,11 +50,7 @@ fn agent_alone_prints_help_and_errors_are_labeled() {
     let help = stdout_of(&nu(&registry, &work, "agent"));
     assert!(help.contains("agent run"), "{help}");
 
-    let failed = nu(
-        &registry,
-        &work,
-        r#"agent run "let x = [1, 2""#,
-    );
+    let failed = nu(&registry, &work, r#"agent run "let x = [1, 2""#);
     assert!(!failed.status.success());
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert!(stderr.contains("the pipeline failed"), "{stderr}");

@@ -3,7 +3,7 @@
 use nu_protocol::Value;
 
 /// Longest inline rendering of one cell before its middle is cut.
-const MAX_CELL_CHARS: usize = 120;
+const MAX_CELL_CHARS: usize = 300;
 
 /// A scalar on its own (top level).
 pub fn format_scalar(value: &Value) -> String {
@@ -59,23 +59,21 @@ fn format_inline_list(vals: &[Value]) -> String {
     format!("[{}]", items.join(", "))
 }
 
-/// `512B`, `4.1kB`, `35.2MB`, `1.07GB`: three significant digits, SI units
-/// like nu's default.
+/// `512B`, `4.1kB`, `35MB`, `8.1GB`: two significant digits (as `ls -h`),
+/// SI units like nu's default. Digits cost a token each.
 pub fn format_size(bytes: i64) -> String {
     let negative = bytes < 0;
     let mut value = bytes.unsigned_abs() as f64;
     let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
     let mut unit = 0;
-    while value >= 1000.0 && unit < units.len() - 1 {
+    while value >= 999.5 && unit < units.len() - 1 {
         value /= 1000.0;
         unit += 1;
     }
-    let number = if unit == 0 || value >= 100.0 {
+    let number = if unit == 0 || value >= 9.95 {
         format!("{value:.0}")
-    } else if value >= 10.0 {
-        trim_zeros(format!("{value:.1}"))
     } else {
-        trim_zeros(format!("{value:.2}"))
+        trim_zeros(format!("{value:.1}"))
     };
     format!("{}{number}{}", if negative { "-" } else { "" }, units[unit])
 }
@@ -187,9 +185,11 @@ mod tests {
         assert_eq!(format_size(0), "0B");
         assert_eq!(format_size(512), "512B");
         assert_eq!(format_size(4096), "4.1kB");
-        assert_eq!(format_size(35_200_000), "35.2MB");
-        assert_eq!(format_size(1_073_741_824), "1.07GB");
-        assert_eq!(format_size(999_999), "1000kB");
+        assert_eq!(format_size(1995), "2kB");
+        assert_eq!(format_size(35_200_000), "35MB");
+        assert_eq!(format_size(1_073_741_824), "1.1GB");
+        assert_eq!(format_size(999_999), "1MB");
+        assert_eq!(format_size(999), "999B");
     }
 
     #[test]

@@ -9,6 +9,9 @@ use super::{
     text::fit_lines,
 };
 
+/// Between cells: one token, unlike ` | ` (two).
+const SEPARATOR: &str = "|";
+
 /// Fewest rows for which a column holding one value is stated once.
 const MIN_ROWS_FOR_CONSTANTS: usize = 3;
 
@@ -17,12 +20,13 @@ pub(crate) fn is_table(vals: &[Value]) -> bool {
     !vals.is_empty() && vals.iter().all(|v| matches!(v, Value::Record { .. }))
 }
 
+/// Shortest shared prefix worth stating once (e.g. a directory).
+const MIN_SHARED_PREFIX: usize = 4;
+
+/// A column as rendered: its header and one cell per row.
 struct Column {
-    name: String,
-    type_name: &'static str,
-    /// `Some(day)` when every date in the column falls on that day: cells
-    /// then show only the time.
-    shared_day: Option<String>,
+    header: String,
+    cells: Vec<String>,
 }
 
 pub(crate) fn render_table(rows: &[Value], budget: &Budget, slice: &SliceHint) -> String {
@@ -39,19 +43,41 @@ pub(crate) fn render_table(rows: &[Value], budget: &Budget, slice: &SliceHint) -
     let mut constants: Vec<String> = Vec::new();
     let mut columns: Vec<Column> = Vec::new();
     for name in &names {
-        let cells: Vec<Option<&Value>> = records.iter().map(|r| r.get(name)).collect();
+        let values: Vec<Option<&Value>> = records.iter().map(|r| r.get(name)).collect();
+        let day = shared_day(&values);
+        let mut cells: Vec<String> = values
+            .iter()
+            .map(|value| match (value, &day) {
+                (Some(Value::Date { val, .. }), Some(_)) => val.format("%H:%M").to_string(),
+                (Some(v), _) => format_cell(v),
+                (None, _) => String::new(),
+            })
+            .collect();
+        // A column that reads the same in every row is stated once.
         if records.len() >= MIN_ROWS_FOR_CONSTANTS
-            && let Some(Some(first)) = cells.first()
-            && cells.iter().all(|c| c.is_some_and(|v| v == *first))
+            && values.iter().all(Option::is_some)
+            && cells.iter().all(|c| *c == cells[0])
         {
-            constants.push(format!("{name}={}", format_cell(first)));
+            let shown = match (&day, values.first()) {
+                (Some(day), _) => format!("{day} {}", cells[0]),
+                _ => cells[0].clone(),
+            };
+            constants.push(format!("{name}={shown}"));
             continue;
         }
-        columns.push(Column {
-            name: name.clone(),
-            type_name: column_type(&cells),
-            shared_day: shared_day(&cells),
-        });
+        let type_name = column_type(&values);
+        let header = match (&day, shared_prefix(&values)) {
+            (Some(day), _) => format!("{name}:date({day})"),
+            (None, Some(prefix)) => {
+                let cut = prefix.chars().count();
+                for cell in &mut cells {
+                    *cell = cell.chars().skip(cut).collect();
+                }
+                format!("{name}:{type_name}(under {prefix})")
+            }
+            (None, None) => format!("{name}:{type_name}"),
+        };
+        columns.push(Column { header, cells });
     }
 
     let mut fixed = vec![format!(
@@ -62,34 +88,22 @@ pub(crate) fn render_table(rows: &[Value], budget: &Budget, slice: &SliceHint) -
     if !constants.is_empty() {
         fixed.push(format!("same in every row: {}", constants.join(", ")));
     }
-    let header: Vec<String> = columns
-        .iter()
-        .map(|c| match &c.shared_day {
-            Some(day) => format!("{}:date({day})", c.name),
-            None => format!("{}:{}", c.name, c.type_name),
-        })
-        .collect();
-    fixed.push(header.join(" | "));
-
-    let row_line = |i: usize| -> String {
-        let record = records[i];
+    fixed.push(
         columns
             .iter()
-            .map(|c| match (record.get(&c.name), &c.shared_day) {
-                (Some(Value::Date { val, .. }), Some(_)) => val.format("%H:%M").to_string(),
-                (Some(v), _) => format_cell(v),
-                (None, _) => String::new(),
-            })
+            .map(|c| c.header.as_str())
             .collect::<Vec<_>>()
-            .join(" | ")
+            .join(SEPARATOR),
+    );
+
+    let row_line = |i: usize| -> String {
+        columns
+            .iter()
+            .map(|c| c.cells[i].as_str())
+            .collect::<Vec<_>>()
+            .join(SEPARATOR)
     };
-    let target = slice.target();
-    let marker = |head: usize, omitted: usize| {
-        format!(
-            "… {} rows omitted — slice {target}, e.g. {target} | skip {head} | first 20 …",
-            group_digits(omitted)
-        )
-    };
+    let marker = omission_marker("rows", slice);
     fit_lines(fixed, records.len(), &row_line, budget, &marker)
 }
 
@@ -101,13 +115,7 @@ pub(crate) fn render_list(vals: &[Value], budget: &Budget, slice: &SliceHint) ->
         column_type(&cells)
     )];
     let line = |i: usize| format_cell(&vals[i]);
-    let target = slice.target();
-    let marker = |head: usize, omitted: usize| {
-        format!(
-            "… {} items omitted — slice {target}, e.g. {target} | skip {head} | first 20 …",
-            group_digits(omitted)
-        )
-    };
+    let marker = omission_marker("items", slice);
     fit_lines(fixed, vals.len(), &line, budget, &marker)
 }
 
@@ -131,6 +139,17 @@ pub(crate) fn render_record(record: &Record, budget: &Budget, slice: &SliceHint)
         )
     };
     fit_lines(Vec::new(), fields.len(), &line, budget, &marker)
+}
+
+/// `… 1,840 rows omitted — slice $out.3, e.g. $out.3 | skip 40 | first 20 …`
+fn omission_marker(noun: &'static str, slice: &SliceHint) -> impl Fn(usize, usize) -> String {
+    let target = slice.target();
+    move |head, omitted| {
+        format!(
+            "… {} {noun} omitted — slice {target}, e.g. {target} | skip {head} | first 20 …",
+            group_digits(omitted)
+        )
+    }
 }
 
 /// The type shared by a column's non-empty cells, or `any`.
@@ -174,4 +193,37 @@ fn shared_day(cells: &[Option<&Value>]) -> Option<String> {
     } else {
         None
     }
+}
+
+/// A directory-like prefix every string in the column starts with
+/// (ending at a `/`), when there are enough rows for it to pay off.
+fn shared_prefix(cells: &[Option<&Value>]) -> Option<String> {
+    if cells.len() < MIN_ROWS_FOR_CONSTANTS {
+        return None;
+    }
+    let mut strings = Vec::with_capacity(cells.len());
+    for cell in cells {
+        match cell {
+            Some(Value::String { val, .. }) => strings.push(val.as_str()),
+            _ => return None,
+        }
+    }
+    let first = strings[0];
+    let mut len = first.len();
+    for s in &strings[1..] {
+        len = len.min(
+            first
+                .bytes()
+                .zip(s.bytes())
+                .take_while(|(a, b)| a == b)
+                .count(),
+        );
+    }
+    let prefix = &first[..len];
+    let end = prefix.rfind('/')? + 1;
+    // Every cell keeps a name after the prefix.
+    if end < MIN_SHARED_PREFIX || strings.iter().any(|s| s.len() <= end) {
+        return None;
+    }
+    Some(first[..end].to_string())
 }

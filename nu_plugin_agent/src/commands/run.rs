@@ -132,7 +132,10 @@ impl SimplePluginCommand for AgentRun {
             Some(StopReason::Cancelled) => {
                 return Err(LabeledError::new("agent run was interrupted")
                     .with_code("nu_agent::run::interrupted")
-                    .with_label("stopped by Ctrl+C; the processes it started were killed", pipeline.span));
+                    .with_label(
+                        "stopped by Ctrl+C; the processes it started were killed",
+                        pipeline.span,
+                    ));
             }
             Some(stopped) => eprintln!("warning: agent run {stopped}"),
             None => {}
@@ -143,7 +146,10 @@ impl SimplePluginCommand for AgentRun {
             eprint!("{val}");
         }
         // A process killed by a stop (timeout, cap) is explained by the warning.
-        if let Some(code) = outcome.exit_code.filter(|c| *c != 0 && outcome.stopped.is_none()) {
+        if let Some(code) = outcome
+            .exit_code
+            .filter(|c| *c != 0 && outcome.stopped.is_none())
+        {
             return Err(LabeledError::new(format!("the external command exited with code {code}"))
                 .with_code("nu_agent::run::exit_code")
                 .with_label(format!("exited with code {code}"), pipeline.span)
