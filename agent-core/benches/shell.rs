@@ -2,7 +2,7 @@
 //!
 //! `cargo bench -p agent-core --bench shell` prints two markdown tables:
 //!
-//! 1. latency of six pipelines through (a) the embedded `Session`, (b) a
+//! 1. latency of a trivial expression and six pipelines through (a) the embedded `Session`, (b) a
 //!    `nu -n -c` subprocess per step, (c) the nearest `bash -c` equivalent,
 //!    (d) nu's own in-process time (`timeit` inside one nu) — medians and
 //!    ratios, all measured in the same run;
@@ -37,6 +37,12 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
+    Case {
+        name: "trivial: 1 + 1",
+        nu_steps: &["1 + 1"],
+        bash_steps: &["echo $((1 + 1))"],
+        small: true,
+    },
     Case {
         name: "list + filter 2,000 files",
         nu_steps: &["ls | where size > 500b | length"],
@@ -201,7 +207,13 @@ fn time_processes(steps: &[&str], dir: &Path, command: impl Fn(&str) -> Command)
 
 /// Median in-process time of the case inside one nu, via `timeit`.
 fn nu_timeit(nu: &Path, case: &Case, dir: &Path) -> Duration {
-    let body = case.nu_steps.join("; ");
+    // `collect` drains external output inside the timed block, as a run does.
+    let body = case
+        .nu_steps
+        .iter()
+        .map(|step| format!("{step} | collect"))
+        .collect::<Vec<_>>()
+        .join("; ");
     let script = format!(
         "{body}; cd '{dir}'; let times = (1..{ITERATIONS} | each {{ cd '{dir}'; timeit {{ {body} }} | into int }}); $times | math median | into int",
         dir = dir.display()

@@ -8,7 +8,6 @@ use std::{
         atomic::AtomicBool,
         mpsc::{self, RecvTimeoutError},
     },
-    thread,
     time::{Duration, Instant},
 };
 
@@ -28,6 +27,7 @@ use super::{
     collect::{Collected, collect},
     engine::OUT_VARIABLE,
     print::{Print, PrintSink},
+    worker::Worker,
 };
 
 /// How often the supervisor checks for cancel, timeout and new processes.
@@ -36,8 +36,6 @@ const POLL_INTERVAL: Duration = Duration::from_millis(20);
 const STOP_GRACE: Duration = Duration::from_secs(2);
 /// PATH for a caller that has none.
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-/// Stack size of the evaluation thread (nu recursion is deep).
-const EVAL_THREAD_STACK: usize = 16 * 1024 * 1024;
 
 /// Where a session starts: the caller's cwd and environment.
 #[derive(Clone, Debug)]
@@ -79,8 +77,12 @@ impl SessionSeed {
 
 /// One agent session: state persists across [`Session::run`] calls.
 pub struct Session {
-    engine: EngineState,
+    /// The engine sessions start from (to rebuild after an abandoned run).
+    base: Engine,
+    /// The session's engine; out only while a run holds it.
+    engine: Option<EngineState>,
     stack: Stack,
+    worker: Option<Worker>,
     sink: PrintSink,
     seed: SessionSeed,
     out_var: Option<VarId>,
@@ -106,21 +108,14 @@ impl Session {
     /// A new session on `engine`, in `seed.cwd`, with the allowed part of
     /// `seed.env`.
     pub fn new(engine: &Engine, seed: SessionSeed) -> Result<Session, Diagnostic> {
-        let mut state = engine.state().clone();
-        // Jobs started inside the session are the session's own.
-        state.jobs = Arc::new(Mutex::new(Jobs::default()));
         let sink = PrintSink::default();
-        let mut working_set = StateWorkingSet::new(&state);
-        working_set.add_decl(Box::new(Print::new(sink.clone())) as Box<dyn Command>);
-        let out_var = working_set.find_variable(format!("${OUT_VARIABLE}").as_bytes());
-        let delta = working_set.render();
-        state
-            .merge_delta(delta)
-            .map_err(|e| Diagnostic::from_nu(&state, &e))?;
+        let (state, out_var) = prepare_engine(engine, &sink)?;
         let stack = fresh_stack(&seed, &seed.cwd, out_var)?;
         Ok(Session {
-            engine: state,
+            base: engine.clone(),
+            engine: Some(state),
             stack,
+            worker: None,
             sink,
             seed,
             out_var,
@@ -128,9 +123,14 @@ impl Session {
         })
     }
 
+    /// The session's engine (the base engine in the moment a run holds it).
+    fn engine(&self) -> &EngineState {
+        self.engine.as_ref().unwrap_or_else(|| self.base.state())
+    }
+
     /// The session's working directory.
     pub fn cwd(&self) -> PathBuf {
-        self.engine
+        self.engine()
             .cwd(Some(&self.stack))
             .map(|p| p.into_std_path_buf())
             .unwrap_or_else(|_| self.seed.cwd.clone())
@@ -152,7 +152,7 @@ impl Session {
 
     /// The engine state (for rendering and introspection).
     pub fn engine_state(&self) -> &EngineState {
-        &self.engine
+        self.engine()
     }
 
     /// Run `source` to completion or until a limit stops it.
@@ -173,7 +173,13 @@ impl Session {
         self.runs += 1;
 
         let signals = Signals::new(Arc::new(AtomicBool::new(false)));
-        let mut engine = self.engine.clone();
+        let mut engine = match self.engine.take() {
+            Some(engine) => engine,
+            None => match prepare_engine(&self.base, &self.sink) {
+                Ok((engine, _)) => engine,
+                Err(diagnostic) => return self.finish_failed(index, started, diagnostic),
+            },
+        };
         engine.set_signals(signals.clone());
         let (mail_tx, mail_rx) = mpsc::channel();
         let thread_job =
@@ -181,6 +187,7 @@ impl Session {
         let job_id = match engine.jobs.lock() {
             Ok(mut jobs) => jobs.add_job(Job::Thread(thread_job.clone())),
             Err(_) => {
+                self.engine = None;
                 return self.finish_failed(
                     index,
                     started,
@@ -215,29 +222,26 @@ impl Session {
         let source_owned = source.to_string();
         let max_bytes = limits.max_output_bytes;
         let worker_stop = stop.clone();
-        let spawned = thread::Builder::new()
-            .name(format!("agent-run-{index}"))
-            .stack_size(EVAL_THREAD_STACK)
-            .spawn(move || {
-                let mut engine = engine;
-                let mut stack = stack;
-                let result = catch_unwind(AssertUnwindSafe(|| {
-                    evaluate(
-                        &mut engine,
-                        &mut stack,
-                        &source_owned,
-                        max_bytes,
-                        &worker_stop,
-                    )
-                }))
-                .map_err(panic_message);
-                let _ = done_tx.send(Evaluated {
-                    engine,
-                    stack,
-                    result,
-                });
+        let job = Box::new(move || {
+            let mut engine = engine;
+            let mut stack = stack;
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                evaluate(
+                    &mut engine,
+                    &mut stack,
+                    &source_owned,
+                    max_bytes,
+                    &worker_stop,
+                )
+            }))
+            .map_err(panic_message);
+            let _ = done_tx.send(Evaluated {
+                engine,
+                stack,
+                result,
             });
-        if let Err(err) = spawned {
+        });
+        if let Err(err) = self.submit(job) {
             self.stack = fresh_stack(&self.seed, &self.seed.cwd, self.out_var)
                 .unwrap_or_else(|_| Stack::new().capture_all());
             return self.finish_failed(
@@ -295,6 +299,7 @@ impl Session {
         else {
             // The evaluation is stuck (or its thread died): give it up and
             // start the session state over in the last known directory.
+            self.worker = None;
             let cwd = self.cwd_of_stackless();
             self.stack = fresh_stack(&self.seed, &cwd, self.out_var)
                 .unwrap_or_else(|_| Stack::new().capture_all());
@@ -316,7 +321,7 @@ impl Session {
         if let Ok(mut jobs) = engine.jobs.lock() {
             jobs.remove_job(job_id);
         }
-        self.engine = engine;
+        self.engine = Some(engine);
         self.stack = stack;
 
         let mut outcome = Outcome {
@@ -359,6 +364,29 @@ impl Session {
         outcome.cwd = self.cwd();
         outcome.duration = started.elapsed();
         outcome
+    }
+
+    /// Give `job` to the session's evaluation thread, starting one if needed.
+    fn submit(&mut self, job: Box<dyn FnOnce() + Send>) -> std::io::Result<()> {
+        let worker = match self.worker.take() {
+            Some(worker) => worker,
+            None => Worker::spawn()?,
+        };
+        match worker.submit(job) {
+            Ok(()) => {
+                self.worker = Some(worker);
+                Ok(())
+            }
+            // The thread is gone (it cannot panic, but be sure): a new one.
+            Err(job) => {
+                let worker = Worker::spawn()?;
+                let result = worker
+                    .submit(job)
+                    .map_err(|_| std::io::Error::other("the evaluation thread exited at once"));
+                self.worker = Some(worker);
+                result
+            }
+        }
     }
 
     fn cwd_of_stackless(&self) -> PathBuf {
@@ -442,6 +470,25 @@ fn upstream_exit_code(guards: Vec<Option<ExitStatusGuard>>, span: Span) -> Optio
             .code();
         (code != 0 && code != SIGPIPE_CODE).then_some(code)
     })
+}
+
+/// The base engine with the session's own job table and `print` sink;
+/// also returns the id of `$out`.
+fn prepare_engine(
+    base: &Engine,
+    sink: &PrintSink,
+) -> Result<(EngineState, Option<VarId>), Diagnostic> {
+    let mut state = base.state().clone();
+    // Jobs started inside the session are the session's own.
+    state.jobs = Arc::new(Mutex::new(Jobs::default()));
+    let mut working_set = StateWorkingSet::new(&state);
+    working_set.add_decl(Box::new(Print::new(sink.clone())) as Box<dyn Command>);
+    let out_var = working_set.find_variable(format!("${OUT_VARIABLE}").as_bytes());
+    let delta = working_set.render();
+    state
+        .merge_delta(delta)
+        .map_err(|e| Diagnostic::from_nu(&state, &e))?;
+    Ok((state, out_var))
 }
 
 /// Parse and compile `source` and merge its definitions into `engine`.
@@ -546,7 +593,9 @@ impl Session {
     /// `to json`) in this session and collect the text. Used by front ends
     /// to show a value the way nu would.
     pub fn pipe_value(&self, value: Value, command: &str) -> Result<String, Diagnostic> {
-        let mut engine = self.engine.clone();
+        let mut engine = self.engine().clone();
+        // The last run's signals may be tripped (it was cancelled).
+        engine.set_signals(Signals::new(Arc::new(AtomicBool::new(false))));
         let mut stack = self.stack.clone();
         let block = parse_into(&mut engine, "agent-render", command)?;
         let result = catch_unwind(AssertUnwindSafe(|| {
