@@ -2,7 +2,7 @@
 
 use agent_core::shell::{Diagnostic, SessionSeed};
 use nu_plugin::EngineInterface;
-use nu_protocol::{LabeledError, ShellError, Span, Value};
+use nu_protocol::{LabeledError, Span, Value};
 
 /// The caller's cwd and plain environment, as a session seed. Falls back to
 /// the process cwd where the host has no `PWD` (tests).
@@ -37,7 +37,7 @@ fn is_plain(value: &Value) -> bool {
 pub fn respan(mut value: Value, span: Span) -> Value {
     let _ = value.recurse_mut(&mut |v| {
         v.set_span(span);
-        Ok::<_, ShellError>(())
+        Ok::<_, std::convert::Infallible>(())
     });
     value
 }
