@@ -26,7 +26,15 @@ use agent_core::{
 };
 use nu_protocol::{Span, Value};
 
-const ITERATIONS: usize = 25;
+/// Runs per measurement under `cargo bench`; `cargo test` runs the same
+/// code twice per measurement as a smoke test.
+fn iterations() -> usize {
+    if std::env::args().any(|arg| arg == "--bench") {
+        25
+    } else {
+        2
+    }
+}
 
 struct Case {
     name: &'static str,
@@ -91,7 +99,7 @@ fn main() {
         nu.display()
     );
 
-    println!("### Latency (median of {ITERATIONS} runs)\n");
+    println!("### Latency (median of {} runs)\n", iterations());
     println!(
         "| pipeline | (a) embedded Session | (b) `nu -n -c` per step | (c) `bash -c` per step | (d) nu in-process `timeit` | a/d | b/a | c/a |"
     );
@@ -172,7 +180,7 @@ fn time_embedded(case: &Case, dir: &Path) -> Vec<Duration> {
     for step in case.nu_steps {
         session.run(step, &limits);
     }
-    (0..ITERATIONS)
+    (0..iterations())
         .map(|i| {
             if i % 10 == 0 {
                 // Bound the $out history a long benchmark accumulates.
@@ -189,7 +197,7 @@ fn time_embedded(case: &Case, dir: &Path) -> Vec<Duration> {
 }
 
 fn time_processes(steps: &[&str], dir: &Path, command: impl Fn(&str) -> Command) -> Vec<Duration> {
-    (0..ITERATIONS)
+    (0..iterations())
         .map(|_| {
             let start = Instant::now();
             for step in steps {
@@ -215,8 +223,9 @@ fn nu_timeit(nu: &Path, case: &Case, dir: &Path) -> Duration {
         .collect::<Vec<_>>()
         .join("; ");
     let script = format!(
-        "{body}; cd '{dir}'; let times = (1..{ITERATIONS} | each {{ cd '{dir}'; timeit {{ {body} }} | into int }}); $times | math median | into int",
-        dir = dir.display()
+        "{body}; cd '{dir}'; let times = (1..{n} | each {{ cd '{dir}'; timeit {{ {body} }} | into int }}); $times | math median | into int",
+        dir = dir.display(),
+        n = iterations()
     );
     let out = Command::new(nu)
         .args(["-n", "-c", &script])
