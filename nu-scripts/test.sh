@@ -9,4 +9,8 @@ NU_AGENT_TEST_NU="$(bash nu-scripts/install-nu.sh)"
 NU_AGENT_TEST_MODEL="$(bash nu-scripts/fetch-test-model.sh)"
 export NU_AGENT_TEST_NU NU_AGENT_TEST_MODEL
 
-cargo test --workspace --all-targets "$@"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --all-targets "$@" 2>&1 | tee "$log"
+# One closing line for the whole suite.
+awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
