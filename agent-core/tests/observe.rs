@@ -75,6 +75,34 @@ old/c.log|30B"
 }
 
 #[test]
+fn a_value_filling_most_of_a_column_is_stated_once() {
+    let rows: Vec<Value> = (0..10)
+        .map(|i| {
+            Value::test_record(record! {
+                "pid" => Value::test_int(i),
+                "status" => Value::test_string(if i == 3 { "Running" } else { "Sleeping" }),
+                "cpu" => Value::test_float(if i == 3 { 12.5 } else { 0.0 }),
+            })
+        })
+        .collect();
+    assert_eq!(
+        render(&Value::test_list(rows), &Budget::approx(1000), Some(0)),
+        "table: 10 rows × 3 columns
+pid:int|status:str(blank=Sleeping)|cpu:float
+0||0
+1||0
+2||0
+3|Running|12.5
+4||0
+5||0
+6||0
+7||0
+8||0
+9||0"
+    );
+}
+
+#[test]
 fn table_over_budget_keeps_head_and_tail_with_a_marker() {
     let rows: Vec<Value> = (0..2000)
         .map(|i| {

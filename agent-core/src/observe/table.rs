@@ -20,6 +20,11 @@ pub(crate) fn is_table(vals: &[Value]) -> bool {
     !vals.is_empty() && vals.iter().all(|v| matches!(v, Value::Record { .. }))
 }
 
+/// Fewest rows, and the share of them (percent), for a value that fills most
+/// of a column to be stated once.
+const MIN_ROWS_FOR_DOMINANT: usize = 8;
+const DOMINANT_PERCENT: usize = 60;
+
 /// Shortest shared prefix worth stating once (e.g. a directory).
 const MIN_SHARED_PREFIX: usize = 4;
 
@@ -66,7 +71,7 @@ pub(crate) fn render_table(rows: &[Value], budget: &Budget, slice: &SliceHint) -
             continue;
         }
         let type_name = column_type(&values);
-        let header = match (&day, shared_prefix(&values)) {
+        let mut header = match (&day, shared_prefix(&values)) {
             (Some(day), _) => format!("{name}:date({day})"),
             (None, Some(prefix)) => {
                 let cut = prefix.chars().count();
@@ -77,6 +82,14 @@ pub(crate) fn render_table(rows: &[Value], budget: &Budget, slice: &SliceHint) -
             }
             (None, None) => format!("{name}:{type_name}"),
         };
+        if let Some(common) = dominant_cell(&cells) {
+            for cell in &mut cells {
+                if *cell == common {
+                    cell.clear();
+                }
+            }
+            header.push_str(&format!("(blank={common})"));
+        }
         columns.push(Column { header, cells });
     }
 
@@ -193,6 +206,26 @@ fn shared_day(cells: &[Option<&Value>]) -> Option<String> {
     } else {
         None
     }
+}
+
+/// A cell value that fills most of a column (e.g. a start time shared by
+/// the processes started at boot): stated once in the header, its cells
+/// left blank. Only where no cell is blank already, so a blank is never
+/// ambiguous, and only where it saves tokens.
+fn dominant_cell(cells: &[String]) -> Option<String> {
+    if cells.len() < MIN_ROWS_FOR_DOMINANT || cells.iter().any(String::is_empty) {
+        return None;
+    }
+    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for cell in cells {
+        *counts.entry(cell.as_str()).or_default() += 1;
+    }
+    // Ties go to the smallest value, so the choice is deterministic.
+    let (value, count) = counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))?;
+    let worth_it = count * 100 >= cells.len() * DOMINANT_PERCENT && value.chars().count() >= 2;
+    worth_it.then(|| value.to_string())
 }
 
 /// A directory-like prefix every string in the column starts with
