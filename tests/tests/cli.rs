@@ -83,6 +83,19 @@ fn external_failure_exits_with_its_code() {
 }
 
 #[test]
+fn a_bad_timeout_is_a_usage_error_not_a_crash() {
+    let dir = fixture();
+    for bad in ["99999999999999999999999h", "-5s", "soon", "3 fortnights"] {
+        let out = nu_agent(dir.path(), &["run", &format!("--timeout={bad}"), "1"]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("duration"),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
 fn timeout_exits_124_quickly() {
     let dir = fixture();
     let started = Instant::now();

@@ -91,7 +91,9 @@ pub(crate) fn render_text(text: &str, budget: &Budget, slice: &SliceHint) -> Str
     // Few, long lines: cut by characters in proportion to the budget.
     let chars: Vec<char> = text.chars().collect();
     let tokens = budget.count(text).max(1);
-    let keep_chars = chars.len() * budget.max_tokens.saturating_sub(30) / tokens;
+    // In u128: a long text times a large budget must not overflow.
+    let keep_chars = (chars.len() as u128 * budget.max_tokens.saturating_sub(30) as u128
+        / tokens as u128) as usize;
     let head_chars = keep_chars * 2 / 3;
     let tail_chars = keep_chars - head_chars;
     let head: String = chars[..head_chars].iter().collect();

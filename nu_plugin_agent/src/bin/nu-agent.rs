@@ -203,10 +203,8 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
             ));
         }
     };
-    if !seconds.is_finite() || seconds < 0.0 {
-        return Err(format!("`{text}` is not a positive duration"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("`{text}` is not a positive duration of a sensible size"))
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
