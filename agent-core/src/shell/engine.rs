@@ -72,9 +72,4 @@ impl Engine {
     pub fn state(&self) -> &EngineState {
         &self.state
     }
-
-    /// Number of declarations (builtins and keywords) the engine knows.
-    pub fn decl_count(&self) -> usize {
-        self.state.num_decls()
-    }
 }

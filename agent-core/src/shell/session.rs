@@ -145,16 +145,6 @@ impl Session {
         }
     }
 
-    /// Number of runs so far (the next run is `$out.<runs>`).
-    pub fn runs(&self) -> usize {
-        self.runs
-    }
-
-    /// The engine state (for rendering and introspection).
-    pub fn engine_state(&self) -> &EngineState {
-        self.engine()
-    }
-
     /// Run `source` to completion or until a limit stops it.
     pub fn run(&mut self, source: &str, limits: &Limits) -> Outcome {
         self.run_cancellable(source, limits, &CancelToken::new())
@@ -171,6 +161,12 @@ impl Session {
         let started = Instant::now();
         let index = self.runs;
         self.runs += 1;
+        // Where the run starts; the session restarts here if it is abandoned.
+        let cwd_before = self
+            .stack
+            .get_env_var(self.engine(), "PWD")
+            .and_then(|pwd| pwd.as_str().ok())
+            .map_or_else(|| self.seed.cwd.clone(), PathBuf::from);
 
         let signals = Signals::new(Arc::new(AtomicBool::new(false)));
         let mut engine = match self.engine.take() {
@@ -298,10 +294,10 @@ impl Session {
         }) = evaluated
         else {
             // The evaluation is stuck (or its thread died): give it up and
-            // start the session state over in the last known directory.
+            // start the session state over where the run started.
             self.worker = None;
-            let cwd = self.cwd_of_stackless();
-            self.stack = fresh_stack(&self.seed, &cwd, self.out_var)
+            self.stack = fresh_stack(&self.seed, &cwd_before, self.out_var)
+                .or_else(|_| fresh_stack(&self.seed, &self.seed.cwd, self.out_var))
                 .unwrap_or_else(|_| Stack::new().capture_all());
             let mut outcome = self.finish_failed(
                 index,
@@ -389,12 +385,6 @@ impl Session {
         }
     }
 
-    fn cwd_of_stackless(&self) -> PathBuf {
-        // The stack went with the stuck thread; the last cwd we can know is
-        // the seed's.
-        self.seed.cwd.clone()
-    }
-
     fn finish_failed(&mut self, index: usize, started: Instant, error: Diagnostic) -> Outcome {
         self.record_out(Value::nothing(Span::unknown()));
         Outcome {
@@ -411,16 +401,19 @@ impl Session {
     }
 
     /// Append a run's value to `$out`, keeping `$out.N` aligned with run N.
+    /// Pushes in place: the list is copied only if the model shared it
+    /// (`let keep = $out`).
     fn record_out(&mut self, value: Value) {
         let Some(var) = self.out_var else { return };
-        let mut vals = match self.stack.get_var(var, Span::unknown()) {
-            Ok(Value::List { vals, .. }) => vals.into_owned(),
-            _ => Vec::new(),
-        };
-        // Runs lost with an abandoned stack leave holes filled with nothing.
-        while vals.len() < self.runs.saturating_sub(1) {
-            vals.push(Value::nothing(Span::unknown()));
+        let runs_before = self.runs.saturating_sub(1);
+        if let Some(Value::List { vals, .. }) = self.stack.get_var_mut(var) {
+            let vals = vals.to_mut();
+            // Runs lost with an abandoned stack leave holes filled with nothing.
+            vals.resize(runs_before.max(vals.len()), Value::nothing(Span::unknown()));
+            vals.push(value);
+            return;
         }
+        let mut vals = vec![Value::nothing(Span::unknown()); runs_before];
         vals.push(value);
         self.stack.add_var(var, Value::list(vals, Span::unknown()));
     }
