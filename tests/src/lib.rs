@@ -6,6 +6,8 @@ use std::{
     process::{Command, Output},
 };
 
+pub mod redteam;
+
 /// The nu minor version the plugin speaks.
 pub const NU_VERSION_PREFIX: &str = "0.115.";
 
