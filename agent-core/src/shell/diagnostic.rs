@@ -1,10 +1,10 @@
 //! Structured errors: what went wrong, where (line and column), and how to fix it.
 
 use nu_protocol::engine::{EngineState, StateWorkingSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A parse, compile or runtime error in a form a model or a user can act on.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Diagnostic {
     /// nu's error code, e.g. `nu::parser::unexpected_eof`.
     pub code: Option<String>,
@@ -16,7 +16,7 @@ pub struct Diagnostic {
 }
 
 /// A pointer into the source of the pipeline.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DiagnosticLabel {
     pub text: String,
     /// 1-based line in the pipeline source.

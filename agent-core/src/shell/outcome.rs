@@ -3,11 +3,12 @@
 use std::{path::PathBuf, time::Duration};
 
 use nu_protocol::Value;
+use serde::{Deserialize, Serialize};
 
 use super::Diagnostic;
 
 /// Bounds on one run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Limits {
     /// Wall-clock limit; `None` runs until done or cancelled.
     pub timeout: Option<Duration>,
@@ -38,7 +39,7 @@ impl Limits {
 }
 
 /// Why a run ended before its pipeline finished.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StopReason {
     /// A [`super::CancelToken`] was cancelled (Ctrl+C, job cancel).
     Cancelled,
@@ -76,7 +77,7 @@ impl std::fmt::Display for StopReason {
 }
 
 /// Everything a run produced.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Outcome {
     /// The full result. For an external command this is its stdout (a string,
     /// or binary when it is not UTF-8); `Nothing` when the run failed.

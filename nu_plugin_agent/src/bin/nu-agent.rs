@@ -2,14 +2,22 @@
 
 use std::{
     io::{IsTerminal, Write},
+    path::PathBuf,
     process::ExitCode,
-    sync::atomic::{AtomicBool, Ordering},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
     time::Duration,
 };
 
 use agent_core::{
     observe::{Budget, render_outcome},
-    shell::{CancelToken, Engine, Limits, Session, SessionSeed, StopReason},
+    policy::{
+        Approver, NonInteractive,
+        sandbox::{self, SandboxMode, SandboxSpec, WORKER_ARG, WorkerRequest},
+    },
+    shell::{CancelToken, Engine, Limits, Outcome, Session, SessionSeed, StopReason},
 };
 use clap::{Parser, Subcommand};
 use nu_protocol::Value;
@@ -50,10 +58,28 @@ enum Command {
         /// Stop after this long, e.g. 500ms, 30s, 2m.
         #[arg(long, value_parser = parse_duration)]
         timeout: Option<Duration>,
+        /// OS sandbox (Linux: Landlock + seccomp): off, read-only or
+        /// workspace-write.
+        #[arg(long, default_value = "off", value_name = "MODE")]
+        sandbox: SandboxMode,
+        /// A path the workspace-write sandbox may write beneath (repeatable;
+        /// default: the current directory and the temp directory).
+        #[arg(long, value_name = "PATH")]
+        writable: Vec<PathBuf>,
+        /// Allow network access inside the sandbox.
+        #[arg(long)]
+        network: bool,
     },
 }
 
 fn main() -> ExitCode {
+    // A sandbox worker must restrict itself before anything starts a thread.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == WORKER_ARG)
+    {
+        std::process::exit(sandbox::worker_main(standard_engine));
+    }
     let cli = Cli::parse();
     match cli.command {
         Command::Run {
@@ -62,8 +88,60 @@ fn main() -> ExitCode {
             observe,
             budget,
             timeout,
-        } => run(&pipeline, json, observe, budget, timeout),
+            sandbox,
+            writable,
+            network,
+        } => {
+            let spec = match sandbox_spec(sandbox, writable, network) {
+                Ok(spec) => spec,
+                Err(message) => {
+                    eprintln!("nu-agent: {message}");
+                    return ExitCode::from(EXIT_FAILED);
+                }
+            };
+            run(&pipeline, json, observe, budget, timeout, &spec)
+        }
     }
+}
+
+/// The engine a sandbox worker evaluates with.
+fn standard_engine(_policy: &serde_json::Value, _: Arc<dyn Approver>) -> Result<Engine, String> {
+    Ok(Engine::standard().clone())
+}
+
+/// The sandbox `run` asked for, with the default writable roots filled in
+/// and every path absolute.
+fn sandbox_spec(
+    mode: SandboxMode,
+    writable: Vec<PathBuf>,
+    network: bool,
+) -> Result<SandboxSpec, String> {
+    if !writable.is_empty() && mode != SandboxMode::WorkspaceWrite {
+        return Err(format!(
+            "--writable needs --sandbox workspace-write (the sandbox is {mode})"
+        ));
+    }
+    if mode == SandboxMode::Off {
+        return Ok(SandboxSpec::off());
+    }
+    let protections = sandbox::probe();
+    if !protections.can_sandbox() {
+        return Err(format!(
+            "the {mode} sandbox cannot be enforced on this machine; nothing was run\n{protections}"
+        ));
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|err| format!("cannot read the current directory: {err}"))?;
+    let writable = if mode == SandboxMode::WorkspaceWrite && writable.is_empty() {
+        vec![cwd.clone(), std::env::temp_dir()]
+    } else {
+        writable.into_iter().map(|path| cwd.join(path)).collect()
+    };
+    Ok(SandboxSpec {
+        mode,
+        writable,
+        network,
+    })
 }
 
 fn run(
@@ -72,6 +150,7 @@ fn run(
     observe: bool,
     budget: usize,
     timeout: Option<Duration>,
+    spec: &SandboxSpec,
 ) -> ExitCode {
     let seed = match SessionSeed::from_process() {
         Ok(seed) => seed,
@@ -92,7 +171,17 @@ fn run(
         limits = limits.with_timeout(timeout);
     }
     let cancel = cancel_on_ctrl_c();
-    let outcome = session.run_cancellable(pipeline, &limits, &cancel);
+    let outcome = if spec.mode == SandboxMode::Off {
+        session.run_cancellable(pipeline, &limits, &cancel)
+    } else {
+        match run_in_sandbox(pipeline, &limits, &cancel, spec) {
+            Ok(outcome) => outcome,
+            Err(message) => {
+                eprintln!("nu-agent: {message}");
+                return ExitCode::from(EXIT_FAILED);
+            }
+        }
+    };
 
     let mut stdout = std::io::stdout().lock();
     if observe {
@@ -131,6 +220,37 @@ fn run(
         eprintln!("nu-agent: {stopped}");
     }
     exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code)
+}
+
+/// Evaluate in a sandbox worker (this program, re-executed); the local
+/// session only renders the result.
+fn run_in_sandbox(
+    pipeline: &str,
+    limits: &Limits,
+    cancel: &CancelToken,
+    spec: &SandboxSpec,
+) -> Result<Outcome, String> {
+    let exe = std::env::current_exe()
+        .map_err(|err| format!("cannot find this program to start the sandbox: {err}"))?;
+    let cwd = std::env::current_dir()
+        .map_err(|err| format!("cannot read the current directory: {err}"))?;
+    let env = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let request = WorkerRequest {
+        spec: spec.clone(),
+        cwd,
+        env,
+        source: pipeline.to_string(),
+        limits: limits.clone(),
+        policy: serde_json::Value::Null,
+    };
+    Ok(sandbox::run_sandboxed(
+        &exe,
+        &request,
+        cancel,
+        &NonInteractive::default(),
+    ))
 }
 
 /// Strings and raw bytes print as they are; structured values as nu's table.

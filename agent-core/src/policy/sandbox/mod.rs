@@ -1,0 +1,305 @@
+//! The OS sandbox (Linux): Landlock and seccomp on a worker process.
+//!
+//! In a sandboxed mode the pipeline is evaluated in a separate process (the
+//! plugin binary or `nu-agent` re-executed with [`WORKER_ARG`]). The worker
+//! restricts itself *before it creates any thread*, so every thread it ever
+//! runs (nu's `par-each` pools, rayon's global pool) and every process it
+//! starts inherits the same restrictions. A per-thread sandbox inside the
+//! long-running plugin would not hold: nu keeps thread pools for the whole
+//! process.
+//!
+//! - Landlock: read and execute everywhere, write only beneath the writable
+//!   roots (and `/dev/null`).
+//! - seccomp: no internet sockets when the network is off (only `AF_UNIX`),
+//!   and never `io_uring`, `ptrace` or `process_vm_*`.
+//!
+//! [`run_sandboxed`] is the parent's side, [`worker_main`] the worker's.
+
+use std::{fmt, path::PathBuf, str::FromStr};
+
+use serde::{Deserialize, Serialize};
+
+#[cfg(target_os = "linux")]
+mod landlock;
+mod parent;
+mod probe;
+mod protocol;
+#[cfg(target_os = "linux")]
+mod seccomp;
+mod worker;
+
+pub use parent::run_sandboxed;
+pub use probe::{LandlockMissing, LandlockSupport, Protections, SeccompSupport, probe};
+pub use protocol::{WORKER_ARG, WorkerRequest};
+pub use worker::{EngineBuilder, worker_main};
+
+/// How much of the machine a sandboxed pipeline may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// No OS sandbox: the pipeline runs with the user's full rights.
+    Off,
+    /// Nothing may be written (except `/dev/null`).
+    ReadOnly,
+    /// Writes only beneath the writable roots.
+    WorkspaceWrite,
+}
+
+impl SandboxMode {
+    /// The name used by flags and the config: `off`, `read-only`,
+    /// `workspace-write`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+        }
+    }
+}
+
+impl fmt::Display for SandboxMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A sandbox mode name that is not one of the three.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown sandbox mode `{0}` (use off, read-only or workspace-write)")]
+pub struct UnknownSandboxMode(pub String);
+
+impl FromStr for SandboxMode {
+    type Err = UnknownSandboxMode;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim() {
+            "off" => Ok(SandboxMode::Off),
+            "read-only" => Ok(SandboxMode::ReadOnly),
+            "workspace-write" => Ok(SandboxMode::WorkspaceWrite),
+            other => Err(UnknownSandboxMode(other.to_string())),
+        }
+    }
+}
+
+/// What the sandbox allows: the mode, where it may write, and whether it
+/// may use the network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SandboxSpec {
+    /// How much may be written.
+    pub mode: SandboxMode,
+    /// Directories (or files) writable in [`SandboxMode::WorkspaceWrite`];
+    /// ignored in the other modes. Each must exist.
+    pub writable: Vec<PathBuf>,
+    /// Allow internet sockets. Ignored in [`SandboxMode::Off`] (no sandbox,
+    /// no restriction).
+    pub network: bool,
+}
+
+impl SandboxSpec {
+    /// No sandbox at all.
+    pub fn off() -> Self {
+        SandboxSpec {
+            mode: SandboxMode::Off,
+            writable: Vec::new(),
+            network: true,
+        }
+    }
+
+    /// The roots that are writable under this spec (none outside
+    /// workspace-write; `/dev/null` is always writable and not listed).
+    pub fn writable_roots(&self) -> &[PathBuf] {
+        match self.mode {
+            SandboxMode::WorkspaceWrite => &self.writable,
+            SandboxMode::Off | SandboxMode::ReadOnly => &[],
+        }
+    }
+}
+
+/// How much of the requested Landlock ruleset the kernel enforces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Enforcement {
+    /// Nothing (sandbox off).
+    Off,
+    /// Some rights the ruleset asked for are unknown to this kernel (an
+    /// older Landlock ABI); file writes are still restricted.
+    Partial,
+    /// Everything the ruleset asked for.
+    Full,
+}
+
+/// What [`apply_to_current_process`] enforced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Applied {
+    /// The mode that was applied.
+    pub mode: SandboxMode,
+    /// The Landlock filesystem (and, with the network off, TCP) ruleset.
+    pub landlock: Enforcement,
+    /// The seccomp filter is installed.
+    pub seccomp: bool,
+    /// Internet sockets cannot be created.
+    pub network_blocked: bool,
+    /// The writable roots (besides `/dev/null`).
+    pub writable: Vec<PathBuf>,
+}
+
+impl Applied {
+    /// Nothing applied: [`SandboxMode::Off`].
+    pub fn off() -> Self {
+        Applied {
+            mode: SandboxMode::Off,
+            landlock: Enforcement::Off,
+            seccomp: false,
+            network_blocked: false,
+            writable: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for Applied {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.mode == SandboxMode::Off {
+            return f.write_str("sandbox off");
+        }
+        let landlock = match self.landlock {
+            Enforcement::Off => "not enforced",
+            Enforcement::Partial => "partially enforced",
+            Enforcement::Full => "fully enforced",
+        };
+        write!(
+            f,
+            "sandbox {}: landlock {landlock}, seccomp {}, network {}",
+            self.mode,
+            if self.seccomp { "on" } else { "off" },
+            if self.network_blocked {
+                "blocked"
+            } else {
+                "allowed"
+            }
+        )
+    }
+}
+
+/// Why the sandbox could not be applied. After any of these the caller
+/// must not rely on the OS to stop a write.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The kernel offers no Landlock (see [`LandlockMissing`]).
+    #[error(
+        "the OS sandbox needs Landlock, which is not available: {0}; run with the sandbox off (and every write confirmed) instead"
+    )]
+    LandlockUnavailable(String),
+    /// Landlock answered but enforced nothing.
+    #[error(
+        "the kernel enforced none of the Landlock rules; run with the sandbox off (and every write confirmed) instead"
+    )]
+    LandlockNotEnforced,
+    /// A path the rules name (a writable root) is missing or unreadable.
+    #[error("{} cannot be opened for the sandbox rules ({source}); create it or fix the path", path.display())]
+    PathUnavailable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The Landlock crate or syscalls refused the ruleset.
+    #[error("Landlock rejected the sandbox rules: {0}")]
+    Landlock(String),
+    /// The seccomp filter could not be compiled or installed.
+    #[error("the seccomp filter could not be installed: {0}")]
+    Seccomp(String),
+    /// Called after threads were started: they would stay unrestricted.
+    #[error(
+        "the sandbox must be applied before any thread starts, but this process already runs {0} threads"
+    )]
+    Threaded(usize),
+    /// Not Linux on x86_64 or aarch64.
+    #[error("the OS sandbox is only available on Linux (x86_64 and aarch64)")]
+    Unsupported,
+}
+
+/// Restrict this process for the rest of its life (and every thread and
+/// process it starts): `no_new_privs`, Landlock, then seccomp.
+///
+/// Call it only while the process is single-threaded: threads that exist
+/// already would keep running unrestricted (this is checked through
+/// `/proc/self/task` and refused). [`SandboxMode::Off`] changes nothing.
+pub fn apply_to_current_process(spec: &SandboxSpec) -> Result<Applied, SandboxError> {
+    if spec.mode == SandboxMode::Off {
+        return Ok(Applied::off());
+    }
+    apply_linux(spec)
+}
+
+#[cfg(target_os = "linux")]
+fn apply_linux(spec: &SandboxSpec) -> Result<Applied, SandboxError> {
+    if let Some(threads) = thread_count()
+        && threads > 1
+    {
+        return Err(SandboxError::Threaded(threads));
+    }
+    if let LandlockSupport::Unavailable(why) = probe::landlock_support() {
+        return Err(SandboxError::LandlockUnavailable(why.to_string()));
+    }
+    let landlock = landlock::restrict(spec)?;
+    seccomp::install(!spec.network)?;
+    Ok(Applied {
+        mode: spec.mode,
+        landlock,
+        seccomp: true,
+        network_blocked: !spec.network,
+        writable: spec.writable_roots().to_vec(),
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn apply_linux(_spec: &SandboxSpec) -> Result<Applied, SandboxError> {
+    Err(SandboxError::Unsupported)
+}
+
+/// Threads of this process, from `/proc/self/task`; `None` when `/proc`
+/// cannot be read.
+#[cfg(target_os = "linux")]
+fn thread_count() -> Option<usize> {
+    Some(std::fs::read_dir("/proc/self/task").ok()?.count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_round_trip_through_their_names() {
+        for mode in [
+            SandboxMode::Off,
+            SandboxMode::ReadOnly,
+            SandboxMode::WorkspaceWrite,
+        ] {
+            assert_eq!(mode.as_str().parse::<SandboxMode>(), Ok(mode));
+            let json = serde_json::to_string(&mode).unwrap();
+            assert_eq!(json, format!("\"{}\"", mode.as_str()));
+        }
+        assert_eq!(
+            "workspace".parse::<SandboxMode>(),
+            Err(UnknownSandboxMode("workspace".into()))
+        );
+    }
+
+    #[test]
+    fn only_workspace_write_has_writable_roots() {
+        let mut spec = SandboxSpec {
+            mode: SandboxMode::ReadOnly,
+            writable: vec!["/tmp".into()],
+            network: false,
+        };
+        assert!(spec.writable_roots().is_empty());
+        spec.mode = SandboxMode::WorkspaceWrite;
+        assert_eq!(spec.writable_roots(), &[PathBuf::from("/tmp")]);
+    }
+
+    #[test]
+    fn off_applies_nothing() {
+        let applied = apply_to_current_process(&SandboxSpec::off()).unwrap();
+        assert_eq!(applied, Applied::off());
+        assert_eq!(applied.to_string(), "sandbox off");
+    }
+}

@@ -1,0 +1,505 @@
+//! The parent's side: start a worker, answer its questions, and collect
+//! the outcome, or stop it.
+
+use std::{
+    io::Read,
+    os::unix::process::{CommandExt, ExitStatusExt},
+    path::Path,
+    process::{Child, ChildStdin, Command, ExitStatus, Stdio},
+    sync::{
+        Arc, Mutex,
+        mpsc::{self, RecvTimeoutError},
+    },
+    time::{Duration, Instant},
+};
+
+use super::protocol::{
+    FromWorker, Line, ToWorker, WORKER_ARG, WorkerRequest, empty_outcome, failed_outcome,
+    read_line, write_line,
+};
+use crate::{
+    policy::{Approval, Approver},
+    shell::{CancelToken, Diagnostic, EnvFilter, Outcome, StopReason, filter_env},
+};
+
+/// How often the parent checks for cancel while the worker is quiet.
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
+/// How long a cancelled worker may take to report (its own session needs
+/// up to two seconds to give up a stuck evaluation).
+const CANCEL_GRACE: Duration = Duration::from_secs(4);
+/// How long past its time limit a worker may stay silent before it is
+/// killed.
+const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
+/// Bytes of the worker's stderr kept for an error message.
+const STDERR_TAIL: usize = 2048;
+/// Room for a message beyond the output cap (JSON is bigger than the
+/// value's memory size).
+const MESSAGE_SLACK: u64 = 16 * 1024 * 1024;
+
+/// Evaluate `request` in a sandboxed worker: `exe` (this program, which
+/// must call [`super::worker_main`] when started with [`WORKER_ARG`]) in
+/// its own process group. Questions from the worker's guards go to
+/// `approver`. Cancelling `cancel` stops the worker (and what it started);
+/// a worker that dies yields an error outcome, never a panic.
+pub fn run_sandboxed(
+    exe: &Path,
+    request: &WorkerRequest,
+    cancel: &CancelToken,
+    approver: &dyn Approver,
+) -> Outcome {
+    let started = Instant::now();
+    let failed = |message: String| {
+        failed_outcome(
+            request.cwd.clone(),
+            Diagnostic::plain("nu_agent::sandbox::worker", message, None),
+            started.elapsed(),
+        )
+    };
+    // The worker's own environment holds only what a session may see, so
+    // that `/proc/<worker>/environ` shows no secrets either.
+    let env = filter_env(request.env.clone(), &EnvFilter::default());
+    let mut command = Command::new(exe);
+    command
+        .arg(WORKER_ARG)
+        .current_dir(&request.cwd)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut worker = match command.spawn() {
+        Ok(child) => WorkerProcess::new(child),
+        Err(err) => {
+            return failed(format!(
+                "cannot start the sandbox worker {}: {err}",
+                exe.display()
+            ));
+        }
+    };
+    let (Some(mut stdin), Some(stdout), Some(stderr)) = (
+        worker.child.stdin.take(),
+        worker.child.stdout.take(),
+        worker.child.stderr.take(),
+    ) else {
+        return failed("the sandbox worker's pipes could not be opened".into());
+    };
+    let stderr_tail = StderrTail::spawn(stderr);
+    let limit = u64::try_from(request.limits.max_output_bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(4)
+        .saturating_add(MESSAGE_SLACK);
+    let messages = spawn_message_reader(stdout, limit);
+
+    let mut request = request.clone();
+    request.env = env;
+    // A worker that dies before reading is reported below.
+    let _ = write_line(&mut stdin, &request);
+
+    let ended = supervise(&messages, &mut stdin, &request, cancel, approver, started);
+    let status = worker.stop();
+    drop(stdin);
+    match ended {
+        Ended::Done(outcome) => *outcome,
+        Ended::Stopped(reason) => stopped_outcome(&request, reason, started),
+        Ended::Died if cancel.is_cancelled() => {
+            stopped_outcome(&request, StopReason::Cancelled, started)
+        }
+        Ended::Died => failed(format!(
+            "the sandbox worker died: {}{}",
+            describe(status),
+            stderr_tail.text()
+        )),
+        Ended::Broken(why) => failed(format!(
+            "the sandbox worker sent {why}{}",
+            stderr_tail.text()
+        )),
+    }
+}
+
+/// How the conversation with the worker ended.
+enum Ended {
+    Done(Box<Outcome>),
+    /// The parent stopped it (cancel, or silence past the time limit).
+    Stopped(StopReason),
+    /// It exited or closed the protocol without a result.
+    Died,
+    /// It sent something that is not a message.
+    Broken(String),
+}
+
+fn supervise(
+    messages: &mpsc::Receiver<Line<FromWorker>>,
+    stdin: &mut ChildStdin,
+    request: &WorkerRequest,
+    cancel: &CancelToken,
+    approver: &dyn Approver,
+    started: Instant,
+) -> Ended {
+    let mut cancel_sent: Option<Instant> = None;
+    let deadline = request
+        .limits
+        .timeout
+        .map(|limit| (limit, started + limit + TIMEOUT_GRACE));
+    loop {
+        match messages.recv_timeout(POLL_INTERVAL) {
+            Ok(Line::Message(FromWorker::Started(_))) => {}
+            Ok(Line::Message(FromWorker::Approve { id, request })) => {
+                let approval = if cancel.is_cancelled() {
+                    Approval::No
+                } else {
+                    approver.approve(&request)
+                };
+                let _ = write_line(stdin, &ToWorker::Approval { id, approval });
+            }
+            Ok(Line::Message(FromWorker::Password { id, prompt })) => {
+                let password = if cancel.is_cancelled() {
+                    None
+                } else {
+                    approver.password(&prompt)
+                };
+                let _ = write_line(stdin, &ToWorker::Password { id, password });
+            }
+            Ok(Line::Message(FromWorker::Done(outcome))) => return Ended::Done(outcome),
+            Ok(Line::Invalid(why)) => return Ended::Broken(why),
+            Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => return Ended::Died,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if cancel.is_cancelled() {
+            match cancel_sent {
+                None => {
+                    let _ = write_line(stdin, &ToWorker::Cancel);
+                    cancel_sent = Some(Instant::now());
+                }
+                Some(at) if at.elapsed() > CANCEL_GRACE => {
+                    return Ended::Stopped(StopReason::Cancelled);
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some((limit, at)) = deadline
+            && Instant::now() > at
+        {
+            return Ended::Stopped(StopReason::TimedOut(limit));
+        }
+    }
+}
+
+fn stopped_outcome(request: &WorkerRequest, reason: StopReason, started: Instant) -> Outcome {
+    Outcome {
+        stopped: Some(reason),
+        ..empty_outcome(request.cwd.clone(), started.elapsed())
+    }
+}
+
+/// Read the worker's messages on a thread; the channel ends after the
+/// pipe closes or a message is unreadable.
+fn spawn_message_reader(
+    stdout: std::process::ChildStdout,
+    limit: u64,
+) -> mpsc::Receiver<Line<FromWorker>> {
+    let (sender, receiver) = mpsc::channel();
+    // A failed spawn drops the sender: the supervisor sees the worker as
+    // dead and kills it.
+    let _ = std::thread::Builder::new()
+        .name("sandbox-messages".into())
+        .spawn(move || {
+            let mut stdout = std::io::BufReader::new(stdout);
+            loop {
+                let line = read_line(&mut stdout, limit);
+                let last = !matches!(line, Line::Message(_));
+                if sender.send(line).is_err() || last {
+                    return;
+                }
+            }
+        });
+    receiver
+}
+
+/// The worker's child process; killed (with its process group) and reaped
+/// exactly once, on every path.
+struct WorkerProcess {
+    child: Child,
+    status: Option<std::io::Result<ExitStatus>>,
+}
+
+impl WorkerProcess {
+    fn new(child: Child) -> Self {
+        WorkerProcess {
+            child,
+            status: None,
+        }
+    }
+
+    /// SIGKILL the worker's process group, then reap the worker. The group
+    /// is killed before the reap, while its id cannot belong to anyone
+    /// else.
+    fn stop(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            if let Ok(pgid) = i32::try_from(self.child.id())
+                && pgid > 1
+            {
+                // SAFETY: kill(2) on our own child's process group.
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                }
+            }
+            self.status = Some(self.child.wait());
+        }
+        self.status.as_ref()?.as_ref().ok().copied()
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn describe(status: Option<ExitStatus>) -> String {
+    match status {
+        Some(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => format!("it exited with code {code}"),
+            (None, Some(signal)) => format!("it was killed by signal {signal}"),
+            (None, None) => format!("it ended ({status})"),
+        },
+        None => "its exit status is unknown".into(),
+    }
+}
+
+/// The last bytes the worker wrote to stderr (a panic message, say).
+struct StderrTail {
+    tail: Arc<Mutex<Vec<u8>>>,
+    finished: mpsc::Receiver<()>,
+}
+
+impl StderrTail {
+    fn spawn(mut stderr: std::process::ChildStderr) -> Self {
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let (done, finished) = mpsc::channel();
+        let keep = tail.clone();
+        let _ = std::thread::Builder::new()
+            .name("sandbox-stderr".into())
+            .spawn(move || {
+                let mut chunk = [0u8; 4096];
+                while let Ok(read) = stderr.read(&mut chunk) {
+                    if read == 0 {
+                        break;
+                    }
+                    if let Ok(mut tail) = keep.lock() {
+                        tail.extend_from_slice(&chunk[..read]);
+                        let excess = tail.len().saturating_sub(STDERR_TAIL);
+                        tail.drain(..excess);
+                    }
+                }
+                let _ = done.send(());
+            });
+        StderrTail { tail, finished }
+    }
+
+    /// `; stderr: ...`, or nothing when the worker wrote nothing. Waits a
+    /// moment for the pipe to drain (a process the worker left behind may
+    /// hold it open).
+    fn text(&self) -> String {
+        let _ = self.finished.recv_timeout(Duration::from_millis(500));
+        let tail = self.tail.lock().map(|t| t.clone()).unwrap_or_default();
+        let text = String::from_utf8_lossy(&tail);
+        let text = text.trim();
+        if text.is_empty() {
+            String::new()
+        } else {
+            format!("; stderr: {text}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{os::unix::fs::PermissionsExt, path::PathBuf, sync::Mutex};
+
+    use super::*;
+    use crate::{
+        policy::{ApprovalRequest, sandbox::SandboxSpec},
+        shell::Limits,
+    };
+
+    /// A stand-in worker: a shell script that speaks the protocol.
+    fn fake_worker(dir: &Path, body: &str) -> PathBuf {
+        let path = dir.join("worker.sh");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    fn request(cwd: &Path) -> WorkerRequest {
+        WorkerRequest {
+            spec: SandboxSpec::off(),
+            cwd: cwd.to_path_buf(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            source: "ls".into(),
+            limits: Limits::default(),
+            policy: serde_json::Value::Null,
+        }
+    }
+
+    /// The `done` line for an outcome that printed `printed`.
+    fn done_line(cwd: &Path, printed: &str) -> String {
+        let mut outcome = empty_outcome(cwd.to_path_buf(), Duration::from_millis(5));
+        outcome.printed = vec![printed.into()];
+        serde_json::to_string(&FromWorker::Done(Box::new(outcome))).unwrap()
+    }
+
+    /// Run, retrying the rare `Text file busy` of a script written while
+    /// another test thread forks.
+    fn run(
+        exe: &Path,
+        request: &WorkerRequest,
+        cancel: &CancelToken,
+        approver: &dyn Approver,
+    ) -> Outcome {
+        for _ in 0..20 {
+            let outcome = run_sandboxed(exe, request, cancel, approver);
+            let busy = outcome
+                .error
+                .as_ref()
+                .is_some_and(|e| e.message.contains("Text file busy"));
+            if !busy {
+                return outcome;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the fake worker stayed busy");
+    }
+
+    #[derive(Default)]
+    struct Recording {
+        asked: Mutex<Vec<ApprovalRequest>>,
+    }
+
+    impl Approver for Recording {
+        fn approve(&self, request: &ApprovalRequest) -> Approval {
+            self.asked.lock().unwrap().push(request.clone());
+            Approval::Yes
+        }
+    }
+
+    #[test]
+    fn questions_are_forwarded_and_answered_with_their_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let question = serde_json::to_string(&FromWorker::Approve {
+            id: 77,
+            request: ApprovalRequest {
+                labels: vec!["delete: a.txt".into()],
+                command: "rm a.txt".into(),
+                pipeline: "rm a.txt".into(),
+                reason: "deletes".into(),
+                warning: false,
+                privileged: false,
+            },
+        })
+        .unwrap();
+        let exe = fake_worker(
+            dir.path(),
+            &format!(
+                "read request\necho '{question}'\nread reply\necho \"$reply\" > reply.json\necho '{}'",
+                done_line(dir.path(), "finished")
+            ),
+        );
+        let approver = Recording::default();
+        let outcome = run(&exe, &request(dir.path()), &CancelToken::new(), &approver);
+        assert_eq!(outcome.printed, ["finished"], "{:?}", outcome.error);
+        assert_eq!(approver.asked.lock().unwrap()[0].command, "rm a.txt");
+        let reply = std::fs::read_to_string(dir.path().join("reply.json")).unwrap();
+        let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(
+            reply,
+            serde_json::json!({"approval": {"id": 77, "approval": "yes"}})
+        );
+    }
+
+    #[test]
+    fn a_dying_worker_is_an_error_with_its_exit_code_and_stderr() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = fake_worker(dir.path(), "read request\necho 'out of memory' >&2\nexit 3");
+        let outcome = run(&exe, &request(dir.path()), &CancelToken::new(), &NoOne);
+        let error = outcome.error.expect("an error");
+        assert!(
+            error.message.starts_with("the sandbox worker died"),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("exited with code 3"),
+            "{}",
+            error.message
+        );
+        assert!(error.message.contains("out of memory"), "{}", error.message);
+        assert_eq!(outcome.stopped, None);
+    }
+
+    #[test]
+    fn garbage_from_the_worker_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = fake_worker(dir.path(), "read request\necho 'hello'\nsleep 30");
+        let started = Instant::now();
+        let outcome = run(&exe, &request(dir.path()), &CancelToken::new(), &NoOne);
+        let error = outcome.error.expect("an error");
+        assert!(
+            error.message.contains("unreadable message"),
+            "{}",
+            error.message
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn cancel_is_sent_to_the_worker_and_a_silent_worker_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        // Reports the cancel line it got, then ignores it.
+        let exe = fake_worker(
+            dir.path(),
+            "read request\nread line\necho \"$line\" > got.txt\nsleep 30",
+        );
+        let cancel = CancelToken::new();
+        let trigger = cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            trigger.cancel();
+        });
+        let started = Instant::now();
+        let outcome = run(&exe, &request(dir.path()), &cancel, &NoOne);
+        assert_eq!(outcome.stopped, Some(StopReason::Cancelled));
+        assert!(outcome.error.is_none());
+        assert!(started.elapsed() < CANCEL_GRACE + Duration::from_secs(3));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("got.txt")).unwrap(),
+            "\"cancel\"\n"
+        );
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let outcome = run_sandboxed(
+            &dir.path().join("no-such-worker"),
+            &request(dir.path()),
+            &CancelToken::new(),
+            &NoOne,
+        );
+        assert!(
+            outcome
+                .error
+                .unwrap()
+                .message
+                .contains("cannot start the sandbox worker"),
+        );
+    }
+
+    struct NoOne;
+
+    impl Approver for NoOne {
+        fn approve(&self, _: &ApprovalRequest) -> Approval {
+            Approval::No
+        }
+    }
+}

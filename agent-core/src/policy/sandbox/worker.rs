@@ -1,0 +1,420 @@
+//! The worker's side: restrict this process, then evaluate one pipeline
+//! and report back.
+//!
+//! The order matters: the sandbox goes on while the process has exactly
+//! one thread, so every thread and process started afterwards (the
+//! evaluation thread, `par-each` pools, externals) inherits it.
+
+use std::{
+    fs::File,
+    io::{BufReader, Write},
+    os::fd::{AsFd, AsRawFd},
+    sync::{
+        Arc, Mutex,
+        mpsc::{self, Receiver, Sender},
+    },
+    time::Instant,
+};
+
+use nu_protocol::{Span, Value};
+
+use super::{
+    Applied, SandboxMode, apply_to_current_process,
+    protocol::{FromWorker, Line, ToWorker, WorkerRequest, failed_outcome, read_line, write_line},
+};
+use crate::{
+    policy::{Approval, ApprovalRequest, Approver},
+    shell::{CancelToken, Diagnostic, Engine, Outcome, Session, SessionSeed},
+};
+
+/// Builds the worker's engine from the opaque policy in the request; the
+/// approver forwards questions to the parent.
+pub type EngineBuilder = fn(&serde_json::Value, Arc<dyn Approver>) -> Result<Engine, String>;
+
+/// Longest request line: the pipeline, the environment and the policy.
+const REQUEST_LIMIT: u64 = 64 * 1024 * 1024;
+/// Longest reply line (an approval, possibly with an edited pipeline).
+const REPLY_LIMIT: u64 = 16 * 1024 * 1024;
+/// Exit code when the protocol itself could not be set up.
+const EXIT_PROTOCOL: i32 = 2;
+/// Exit code after a failure that was reported in a `done` message.
+const EXIT_FAILED: i32 = 1;
+
+/// Run as the sandbox worker: read one [`WorkerRequest`] from stdin,
+/// restrict this process, evaluate, and write the `done` message. Returns
+/// the process exit code. Call it first thing in `main`, before anything
+/// starts a thread.
+pub fn worker_main(build_engine: EngineBuilder) -> i32 {
+    let started = Instant::now();
+    let (input, output) = match take_protocol_fds() {
+        Ok(fds) => fds,
+        Err(err) => {
+            eprintln!("sandbox worker: cannot set up the protocol pipes: {err}");
+            return EXIT_PROTOCOL;
+        }
+    };
+    let output = Arc::new(Mutex::new(output));
+    let mut input = BufReader::new(input);
+    let fallback_cwd = std::env::current_dir().unwrap_or_default();
+    let request: WorkerRequest = match read_line(&mut input, REQUEST_LIMIT) {
+        Line::Message(request) => request,
+        Line::Closed => return EXIT_PROTOCOL,
+        Line::Invalid(why) => {
+            let error = worker_error(format!("the request could not be read: {why}"));
+            send_done(
+                &output,
+                failed_outcome(fallback_cwd, error, started.elapsed()),
+            );
+            return EXIT_FAILED;
+        }
+    };
+    let cwd = request.cwd.clone();
+    let fail = |message: String| {
+        let error = worker_error(message);
+        send_done(
+            &output,
+            failed_outcome(cwd.clone(), error, started.elapsed()),
+        );
+        EXIT_FAILED
+    };
+
+    // Still single-threaded: restrict now.
+    let applied = if request.spec.mode == SandboxMode::Off {
+        Applied::off()
+    } else {
+        match apply_to_current_process(&request.spec) {
+            Ok(applied) => applied,
+            Err(err) => {
+                let error = Diagnostic::plain(
+                    "nu_agent::sandbox::unavailable",
+                    err.to_string(),
+                    Some("nothing was run".into()),
+                );
+                send_done(&output, failed_outcome(cwd, error, started.elapsed()));
+                return EXIT_FAILED;
+            }
+        }
+    };
+    forbid_inspection();
+    if let Ok(mut out) = output.lock()
+        && write_line(&mut *out, &FromWorker::Started(applied)).is_err()
+    {
+        return EXIT_PROTOCOL;
+    }
+
+    // Threads from here on.
+    let cancel = CancelToken::new();
+    let replies = match spawn_reader(input, cancel.clone()) {
+        Ok(replies) => replies,
+        Err(err) => return fail(format!("cannot start the protocol reader: {err}")),
+    };
+    let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
+        output: output.clone(),
+        replies: Mutex::new(replies),
+        cancel: cancel.clone(),
+    });
+    let engine = match build_engine(&request.policy, approver) {
+        Ok(engine) => engine,
+        Err(why) => return fail(format!("the engine could not be built: {why}")),
+    };
+    let env = request
+        .env
+        .into_iter()
+        .map(|(name, value)| (name, Value::string(value, Span::unknown())))
+        .collect();
+    let seed = SessionSeed::new(request.cwd.clone()).with_env(env);
+    let mut session = match Session::new(&engine, seed) {
+        Ok(session) => session,
+        Err(diagnostic) => {
+            send_done(
+                &output,
+                failed_outcome(request.cwd, diagnostic, started.elapsed()),
+            );
+            return EXIT_FAILED;
+        }
+    };
+    let outcome = session.run_cancellable(&request.source, &request.limits, &cancel);
+    send_done(&output, outcome);
+    0
+}
+
+/// Move the protocol off fds 0 and 1: private close-on-exec copies carry
+/// it, and 0 and 1 point at `/dev/null`, so nothing the pipeline starts or
+/// prints can read or write the protocol.
+fn take_protocol_fds() -> std::io::Result<(File, File)> {
+    let input = File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+    let output = File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
+    let null = File::options().read(true).write(true).open("/dev/null")?;
+    for target in [0, 1] {
+        // SAFETY: dup2 on two open descriptors; it replaces `target`, which
+        // nothing in this process holds as an owned handle.
+        if unsafe { libc::dup2(null.as_raw_fd(), target) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok((input, output))
+}
+
+/// Keep the pipeline's externals out of this process: no core dumps and no
+/// `/proc/<worker>/mem` or `environ` for them (they would need ptrace
+/// rights on a non-dumpable process).
+fn forbid_inspection() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl(PR_SET_DUMPABLE, 0) has no memory-safety preconditions.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}
+
+fn worker_error(message: String) -> Diagnostic {
+    Diagnostic::plain("nu_agent::sandbox::worker", message, None)
+}
+
+/// Send the final message. An outcome that cannot be encoded (a value
+/// with no serial form) is replaced by an error saying so.
+fn send_done(output: &Mutex<File>, outcome: Outcome) {
+    let cwd = outcome.cwd.clone();
+    let duration = outcome.duration;
+    let line = serde_json::to_vec(&FromWorker::Done(Box::new(outcome))).or_else(|err| {
+        let error = worker_error(format!(
+            "the result cannot be sent back from the sandbox: {err}"
+        ));
+        serde_json::to_vec(&FromWorker::Done(Box::new(failed_outcome(
+            cwd, error, duration,
+        ))))
+    });
+    if let (Ok(mut line), Ok(mut out)) = (line, output.lock()) {
+        line.push(b'\n');
+        let _ = out.write_all(&line).and_then(|()| out.flush());
+    }
+}
+
+/// A line from the parent, as the approver sees it.
+enum Reply {
+    Approval {
+        id: u64,
+        approval: Approval,
+    },
+    Password {
+        id: u64,
+        password: Option<String>,
+    },
+    /// A line that was not a message.
+    Garbage,
+    /// The parent cancelled the run.
+    Cancelled,
+}
+
+/// Read the parent's lines on a thread: replies go to the approver, a
+/// cancel (or the parent going away) cancels the run.
+fn spawn_reader(
+    mut input: BufReader<File>,
+    cancel: CancelToken,
+) -> std::io::Result<Receiver<Reply>> {
+    let (replies, received) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("sandbox-protocol".into())
+        .spawn(move || read_replies(&mut input, &cancel, &replies))?;
+    Ok(received)
+}
+
+fn read_replies(input: &mut BufReader<File>, cancel: &CancelToken, replies: &Sender<Reply>) {
+    loop {
+        let reply = match read_line::<ToWorker>(input, REPLY_LIMIT) {
+            Line::Message(ToWorker::Approval { id, approval }) => Reply::Approval { id, approval },
+            Line::Message(ToWorker::Password { id, password }) => Reply::Password { id, password },
+            Line::Message(ToWorker::Cancel) => {
+                cancel.cancel();
+                Reply::Cancelled
+            }
+            Line::Invalid(_) => Reply::Garbage,
+            Line::Closed => {
+                // The parent is gone: nobody will read the result.
+                cancel.cancel();
+                return;
+            }
+        };
+        if replies.send(reply).is_err() {
+            return;
+        }
+    }
+}
+
+/// Asks the parent: writes the question on the protocol and waits for the
+/// reply with the same id. One question at a time (guards may ask from
+/// `par-each` threads). No reply, garbage or a cancel means no.
+struct ChannelApprover {
+    output: Arc<Mutex<File>>,
+    replies: Mutex<Receiver<Reply>>,
+    cancel: CancelToken,
+}
+
+impl ChannelApprover {
+    fn ask(&self, question: impl FnOnce(u64) -> FromWorker) -> Option<Reply> {
+        let replies = self.replies.lock().ok()?;
+        if self.cancel.is_cancelled() {
+            return None;
+        }
+        let id = random_id();
+        {
+            let mut out = self.output.lock().ok()?;
+            write_line(&mut *out, &question(id)).ok()?;
+        }
+        loop {
+            match replies.recv().ok()? {
+                // A reply to a question this process never asked (a line
+                // the pipeline forged): not ours, keep waiting.
+                Reply::Approval { id: other, .. } | Reply::Password { id: other, .. }
+                    if other != id =>
+                {
+                    continue;
+                }
+                Reply::Garbage | Reply::Cancelled => return None,
+                reply => return Some(reply),
+            }
+        }
+    }
+}
+
+impl Approver for ChannelApprover {
+    fn approve(&self, request: &ApprovalRequest) -> Approval {
+        match self.ask(|id| FromWorker::Approve {
+            id,
+            request: request.clone(),
+        }) {
+            Some(Reply::Approval { approval, .. }) => approval,
+            _ => Approval::No,
+        }
+    }
+
+    fn password(&self, prompt: &str) -> Option<String> {
+        match self.ask(|id| FromWorker::Password {
+            id,
+            prompt: prompt.to_string(),
+        }) {
+            Some(Reply::Password { password, .. }) => password,
+            _ => None,
+        }
+    }
+}
+
+/// An id the pipeline cannot guess.
+fn random_id() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut bytes = [0u8; 8];
+        // SAFETY: getrandom writes at most `bytes.len()` bytes into the
+        // buffer.
+        let filled = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+        if filled == 8 {
+            return u64::from_ne_bytes(bytes);
+        }
+    }
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(Instant::now())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{io::BufRead, os::fd::FromRawFd};
+
+    use super::*;
+
+    fn pipe() -> (File, File) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe(2) fills the two-element array.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both fds are fresh and owned by nothing else.
+        unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) }
+    }
+
+    fn question() -> ApprovalRequest {
+        ApprovalRequest {
+            labels: vec!["run: ^make".into()],
+            command: "^make".into(),
+            pipeline: "^make".into(),
+            reason: "runs a program".into(),
+            warning: false,
+            privileged: false,
+        }
+    }
+
+    /// An approver whose questions come out of `questions` and whose
+    /// replies go into the returned sender.
+    fn approver() -> (Arc<ChannelApprover>, BufReader<File>, Sender<Reply>) {
+        let (read, write) = pipe();
+        let (replies, received) = mpsc::channel();
+        let approver = Arc::new(ChannelApprover {
+            output: Arc::new(Mutex::new(write)),
+            replies: Mutex::new(received),
+            cancel: CancelToken::new(),
+        });
+        (approver, BufReader::new(read), replies)
+    }
+
+    fn asked_id(questions: &mut BufReader<File>) -> u64 {
+        let mut line = String::new();
+        questions.read_line(&mut line).unwrap();
+        match serde_json::from_str(&line).unwrap() {
+            FromWorker::Approve { id, request } => {
+                assert_eq!(request, question());
+                id
+            }
+            other => panic!("not a question: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn only_the_reply_with_the_questions_id_answers_it() {
+        let (approver, mut questions, replies) = approver();
+        let asking = {
+            let approver = approver.clone();
+            std::thread::spawn(move || approver.approve(&question()))
+        };
+        let id = asked_id(&mut questions);
+        // A forged answer (another id) is skipped.
+        replies
+            .send(Reply::Approval {
+                id: id.wrapping_add(1),
+                approval: Approval::Yes,
+            })
+            .unwrap();
+        replies
+            .send(Reply::Approval {
+                id,
+                approval: Approval::Edit("^make -n".into()),
+            })
+            .unwrap();
+        assert_eq!(asking.join().unwrap(), Approval::Edit("^make -n".into()));
+    }
+
+    #[test]
+    fn garbage_a_cancel_or_a_gone_parent_means_no() {
+        for reply in [Some(Reply::Garbage), Some(Reply::Cancelled), None] {
+            let (approver, mut questions, replies) = approver();
+            let asking = {
+                let approver = approver.clone();
+                std::thread::spawn(move || approver.approve(&question()))
+            };
+            asked_id(&mut questions);
+            match reply {
+                Some(reply) => replies.send(reply).unwrap(),
+                None => drop(replies),
+            }
+            assert_eq!(asking.join().unwrap(), Approval::No);
+        }
+    }
+
+    #[test]
+    fn after_a_cancel_nothing_is_asked() {
+        let (approver, _questions, _replies) = approver();
+        approver.cancel.cancel();
+        assert_eq!(approver.approve(&question()), Approval::No);
+        assert_eq!(approver.password("sudo password"), None);
+    }
+
+    #[test]
+    fn ids_differ() {
+        assert_ne!(random_id(), random_id());
+    }
+}
