@@ -8,3 +8,4 @@
 pub mod llm;
 pub mod observe;
 pub mod shell;
+pub mod store;
