@@ -5,7 +5,10 @@
 //! the next model turn. Front ends (the nu plugin, the `nu-agent` CLI) only
 //! translate and draw.
 
+pub mod config;
 pub mod llm;
 pub mod observe;
+pub mod policy;
 pub mod shell;
 pub mod store;
+pub mod ui;

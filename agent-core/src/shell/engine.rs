@@ -40,6 +40,14 @@ impl Engine {
         // `rm` moves to the trash unless asked otherwise (`rm --permanent`).
         config.rm.always_trash = true;
         state.set_config(config);
+        // `$nu.config-path` and friends name the user's real nu files, so
+        // the policy sees a write to them for what it is.
+        if let Ok((dirs, _warnings)) =
+            nu_config::resolve_paths(&nu_config::SystemEnv, &nu_config::CliOverrides::default())
+        {
+            state.config_dirs = dirs;
+        }
+        state.generate_nu_constant();
         // Externals get a null stdin and their own session (setsid): no
         // terminal reads, no password prompts, and a process group we can kill.
         state.is_mcp = true;
@@ -71,5 +79,16 @@ impl Engine {
     /// The underlying nu engine state.
     pub fn state(&self) -> &EngineState {
         &self.state
+    }
+
+    /// The user's nu directories: config (with the plugin registry and the
+    /// autoload dirs), data, and the vendor autoload dirs.
+    pub fn nu_dirs(&self) -> Vec<std::path::PathBuf> {
+        let dirs = &self.state.config_dirs;
+        let mut out = vec![dirs.config_home.clone(), dirs.data_home.clone()];
+        out.extend(dirs.user_autoload_dirs.iter().cloned());
+        out.extend(dirs.vendor_autoload_dirs.iter().cloned());
+        out.retain(|p| !p.as_os_str().is_empty());
+        out
     }
 }

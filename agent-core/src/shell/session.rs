@@ -123,6 +123,12 @@ impl Session {
         })
     }
 
+    /// The session's engine, with the definitions of earlier runs (the
+    /// base engine in the moment a run holds it).
+    pub fn engine_state(&self) -> &EngineState {
+        self.engine()
+    }
+
     /// The session's engine (the base engine in the moment a run holds it).
     fn engine(&self) -> &EngineState {
         self.engine.as_ref().unwrap_or_else(|| self.base.state())
@@ -427,6 +433,11 @@ fn evaluate(
     max_bytes: usize,
     stop: &dyn Fn(),
 ) -> Result<Collected, Failure> {
+    // Some commands (`http *`, `source`'s parse-time lookups) read PWD from
+    // the engine rather than the stack: keep both the same.
+    if let Some(pwd) = stack.get_env_var(engine, "PWD").cloned() {
+        engine.add_env_var("PWD".into(), pwd);
+    }
     let block = parse_into(engine, "agent", source).map_err(|diagnostic| Failure {
         diagnostic,
         exit_code: None,

@@ -1,0 +1,649 @@
+//! Which paths the agent may write, and which reads are sensitive.
+//!
+//! Paths are judged in two forms, and the stricter answer wins: the path as
+//! written (with `~` expanded and made absolute against the session's cwd,
+//! `.`/`..` resolved without touching the disk), and the same path with
+//! symlinks resolved as far as it exists.
+
+use std::path::{Component, Path, PathBuf};
+
+/// System trees that the agent never writes or deletes into.
+const SYSTEM_TREES: &[&str] = &[
+    "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/var",
+    "/sys", "/proc", "/dev", "/opt", "/srv", "/snap",
+];
+
+/// Device files a write to is harmless.
+const HARMLESS_DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+
+/// Paths under the home directory that hold startup files, keys, config of
+/// the shell and of this agent: writing them is persistence or tampering.
+const PROTECTED_IN_HOME: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".bash_aliases",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".mkshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".inputrc",
+    ".xprofile",
+    ".xinitrc",
+    ".xsession",
+    ".xsessionrc",
+    ".pam_environment",
+    ".gitconfig",
+    ".git-credentials",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".cargo/config",
+    ".cargo/config.toml",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".config/git",
+    ".config/fish",
+    ".config/nushell",
+    ".config/autostart",
+    ".config/systemd",
+    ".config/environment.d",
+    ".config/gcloud",
+    ".config/nu-agent",
+    ".local/bin",
+    ".local/share/nushell",
+    ".local/share/systemd",
+    ".local/state/nu-agent",
+];
+
+/// Reads under the home directory that can hand out credentials.
+const SENSITIVE_IN_HOME: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".password-store",
+    ".local/share/keyrings",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".local/state/nu-agent",
+];
+
+/// System files that hold password hashes or grant root.
+const SENSITIVE_SYSTEM: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+];
+
+/// How a write or delete of one path is judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteJudgement {
+    /// Inside a writable root and not protected.
+    Inside,
+    /// Not protected, but outside every writable root.
+    Outside,
+    /// Never: the reason names what the path is.
+    Protected(String),
+}
+
+/// How a read of one path is judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadJudgement {
+    Ordinary,
+    /// Can hand out credentials: asks, and never goes with network use.
+    Sensitive(String),
+    /// Never: the environment block of a process (holds API keys).
+    Forbidden(String),
+}
+
+/// The facts paths are judged against: home, cwd, writable roots and the
+/// protected trees.
+#[derive(Clone, Debug)]
+pub struct PathFacts {
+    home: Option<PathBuf>,
+    cwd: PathBuf,
+    writable: Vec<PathBuf>,
+    protected: Vec<(PathBuf, String)>,
+}
+
+impl PathFacts {
+    /// Facts for a session in `cwd` of a user whose home is `home`.
+    /// `writable` are the writable roots; `protect` are the user's extra
+    /// protected paths (`~` allowed); `config_dirs` are the nu config
+    /// directories (`$nu.default-config-dir` and the like) and `state_dir`
+    /// the agent's own state directory.
+    pub fn new(
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        writable: &[PathBuf],
+        protect: &[String],
+        config_dirs: &[PathBuf],
+    ) -> PathFacts {
+        let mut facts = PathFacts {
+            home: home.clone(),
+            cwd,
+            writable: Vec::new(),
+            protected: Vec::new(),
+        };
+        facts.writable = writable.iter().map(|p| facts.absolute(p)).collect();
+        for tree in SYSTEM_TREES {
+            facts
+                .protected
+                .push((PathBuf::from(tree), format!("{tree} is a system directory")));
+        }
+        if let Some(home) = &home {
+            for rel in PROTECTED_IN_HOME {
+                facts
+                    .protected
+                    .push((home.join(rel), format!("~/{rel} is a protected path")));
+            }
+        }
+        for dir in config_dirs {
+            let dir = facts.absolute(dir);
+            let reason = format!("{} holds the shell's config", dir.display());
+            facts.protected.push((dir, reason));
+        }
+        for raw in protect {
+            let path = facts.resolve(raw);
+            facts
+                .protected
+                .push((path, format!("{raw} is protected by your policy")));
+        }
+        facts
+    }
+
+    /// Facts for this process's user: `HOME`, XDG config dir, the state dir
+    /// the agent uses (`NU_AGENT_STATE_DIR` or the XDG default).
+    pub fn for_user(cwd: PathBuf, writable: &[PathBuf], protect: &[String]) -> PathFacts {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let mut config_dirs = crate::shell::Engine::standard().nu_dirs();
+        if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+            config_dirs.push(PathBuf::from(xdg).join("nushell"));
+        }
+        for var in ["NU_AGENT_STATE_DIR", "XDG_STATE_HOME"] {
+            if let Some(dir) = std::env::var_os(var).filter(|x| !x.is_empty()) {
+                let dir = PathBuf::from(dir);
+                config_dirs.push(if var == "XDG_STATE_HOME" {
+                    dir.join("nu-agent")
+                } else {
+                    dir
+                });
+            }
+        }
+        PathFacts::new(cwd, home, writable, protect, &config_dirs)
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The writable roots.
+    pub fn writable(&self) -> &[PathBuf] {
+        &self.writable
+    }
+
+    /// The home directory, when known.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// A copy of these facts for another working directory.
+    pub fn with_cwd(&self, cwd: PathBuf) -> PathFacts {
+        PathFacts {
+            cwd,
+            ..self.clone()
+        }
+    }
+
+    /// `raw` with `~` expanded, made absolute against the cwd and with
+    /// `.`/`..` resolved lexically.
+    pub fn resolve(&self, raw: &str) -> PathBuf {
+        let expanded = match (raw.strip_prefix('~'), &self.home) {
+            (Some(""), Some(home)) => home.clone(),
+            (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
+            _ => PathBuf::from(raw),
+        };
+        self.absolute(&expanded)
+    }
+
+    fn absolute(&self, path: &Path) -> PathBuf {
+        let joined = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.cwd.join(path)
+        };
+        normalize(&joined)
+    }
+
+    /// Both forms of `raw`: lexical, and with symlinks resolved as far as
+    /// the path exists (when that differs).
+    fn forms(&self, raw: &str) -> Vec<PathBuf> {
+        let lexical = self.resolve(raw);
+        let mut forms = vec![lexical.clone()];
+        if let Some(real) = resolve_symlinks(&lexical)
+            && real != lexical
+        {
+            forms.push(real);
+        }
+        forms
+    }
+
+    /// Judge a write (create, change) of `raw`.
+    pub fn judge_write(&self, raw: &str) -> WriteJudgement {
+        self.judge(raw, false)
+    }
+
+    /// Judge a delete of `raw` (a directory counts with all it holds).
+    pub fn judge_delete(&self, raw: &str) -> WriteJudgement {
+        self.judge(raw, true)
+    }
+
+    fn judge(&self, raw: &str, delete: bool) -> WriteJudgement {
+        if raw.contains('\0') {
+            return WriteJudgement::Protected("the path contains a NUL byte".into());
+        }
+        let glob = has_glob(raw);
+        let mut verdict = WriteJudgement::Inside;
+        for path in self.forms(raw) {
+            let judged = if glob {
+                self.judge_glob(&path, delete)
+            } else {
+                self.judge_path(&path, delete)
+            };
+            verdict = stricter(verdict, judged);
+        }
+        verdict
+    }
+
+    fn judge_path(&self, path: &Path, delete: bool) -> WriteJudgement {
+        if HARMLESS_DEVICES.iter().any(|d| path == Path::new(d)) {
+            return WriteJudgement::Inside;
+        }
+        if path.parent().is_none() {
+            return WriteJudgement::Protected("/ is the root of the file system".into());
+        }
+        if Some(path) == self.home.as_deref() {
+            return WriteJudgement::Protected(format!("{} is your home directory", path.display()));
+        }
+        if let Some(reason) = git_internals(path, delete) {
+            return WriteJudgement::Protected(reason);
+        }
+        if delete && path.join(".git").exists() {
+            return WriteJudgement::Protected(format!(
+                "{} holds a git repository (its .git internals)",
+                path.display()
+            ));
+        }
+        for (tree, reason) in &self.protected {
+            if path.starts_with(tree) {
+                return WriteJudgement::Protected(reason.clone());
+            }
+            if delete && tree.starts_with(path) {
+                return WriteJudgement::Protected(format!(
+                    "{} holds protected paths ({reason})",
+                    path.display()
+                ));
+            }
+        }
+        if self.writable.iter().any(|root| path.starts_with(root)) {
+            WriteJudgement::Inside
+        } else {
+            WriteJudgement::Outside
+        }
+    }
+
+    /// A glob: judge the directory it expands in, and refuse a wildcard
+    /// straight in `/`, the home directory or a protected tree.
+    fn judge_glob(&self, pattern: &Path, delete: bool) -> WriteJudgement {
+        let base = glob_base(pattern);
+        let base_judgement = self.judge_path(&base, false);
+        if let WriteJudgement::Protected(reason) = base_judgement {
+            return WriteJudgement::Protected(reason);
+        }
+        let critical = base.parent().is_none()
+            || Some(base.as_path()) == self.home.as_deref()
+            || self
+                .protected
+                .iter()
+                .any(|(tree, _)| tree.starts_with(&base));
+        if delete && critical && base != self.cwd {
+            return WriteJudgement::Protected(format!(
+                "a wildcard in {} reaches protected paths",
+                base.display()
+            ));
+        }
+        let matches_protected = self.protected.iter().find(|(tree, _)| {
+            glob_could_match(pattern, tree) && (delete || tree.starts_with(&base))
+        });
+        if let Some((_, reason)) = matches_protected {
+            return WriteJudgement::Protected(format!("the pattern can match: {reason}"));
+        }
+        base_judgement
+    }
+
+    /// Judge a read of `raw`.
+    pub fn judge_read(&self, raw: &str) -> ReadJudgement {
+        let mut verdict = ReadJudgement::Ordinary;
+        for path in self.forms(raw) {
+            let judged = self.judge_read_path(&path);
+            if rank_read(&judged) > rank_read(&verdict) {
+                verdict = judged;
+            }
+        }
+        verdict
+    }
+
+    fn judge_read_path(&self, path: &Path) -> ReadJudgement {
+        let parts: Vec<String> = path
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        if parts.first().map(String::as_str) == Some("proc")
+            && matches!(parts.last().map(String::as_str), Some("environ" | "mem"))
+        {
+            return ReadJudgement::Forbidden(format!(
+                "{} holds a process's secrets (its environment or memory)",
+                path.display()
+            ));
+        }
+        let sensitive = |reason: String| ReadJudgement::Sensitive(reason);
+        if parts.first().map(String::as_str) == Some("proc")
+            && parts.last().map(String::as_str) == Some("cmdline")
+        {
+            return sensitive(format!("{} can hold secrets", path.display()));
+        }
+        for system in SENSITIVE_SYSTEM {
+            if path.starts_with(system) {
+                return sensitive(format!("{system} holds credentials"));
+            }
+        }
+        let name = parts.last().map(String::as_str).unwrap_or("");
+        if let Some(home) = &self.home {
+            for rel in SENSITIVE_IN_HOME {
+                if path.starts_with(home.join(rel)) {
+                    if rel == &".ssh" && (name.ends_with(".pub") || name == "known_hosts") {
+                        return ReadJudgement::Ordinary;
+                    }
+                    return sensitive(format!("~/{rel} holds credentials"));
+                }
+            }
+        }
+        let lower = name.to_ascii_lowercase();
+        if lower == ".env" || lower.starts_with(".env.") {
+            return sensitive(format!("{name} usually holds secrets"));
+        }
+        if [".pem", ".key", ".p12", ".pfx", ".keystore"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
+        {
+            return sensitive(format!("{name} looks like a private key"));
+        }
+        if lower.starts_with("id_") && !lower.ends_with(".pub") && !lower.contains('.') {
+            return sensitive(format!("{name} looks like an SSH private key"));
+        }
+        ReadJudgement::Ordinary
+    }
+}
+
+fn stricter(a: WriteJudgement, b: WriteJudgement) -> WriteJudgement {
+    let rank = |j: &WriteJudgement| match j {
+        WriteJudgement::Inside => 0,
+        WriteJudgement::Outside => 1,
+        WriteJudgement::Protected(_) => 2,
+    };
+    if rank(&b) > rank(&a) { b } else { a }
+}
+
+fn rank_read(judgement: &ReadJudgement) -> u8 {
+    match judgement {
+        ReadJudgement::Ordinary => 0,
+        ReadJudgement::Sensitive(_) => 1,
+        ReadJudgement::Forbidden(_) => 2,
+    }
+}
+
+/// Writes into `.git` internals (config, hooks, refs...), or deleting a
+/// `.git` directory itself.
+fn git_internals(path: &Path, delete: bool) -> Option<String> {
+    let components: Vec<_> = path.components().collect();
+    let at = components
+        .iter()
+        .position(|c| matches!(c, Component::Normal(s) if *s == ".git"))?;
+    let inside = at + 1 < components.len();
+    (inside || delete).then(|| format!("{} is inside a git repository's .git", path.display()))
+}
+
+/// `.` and `..` resolved without touching the disk.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push("/");
+    }
+    out
+}
+
+/// `path` with symlinks resolved in its longest existing prefix.
+fn resolve_symlinks(path: &Path) -> Option<PathBuf> {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            let mut full = real;
+            for part in rest.iter().rev() {
+                full.push(part);
+            }
+            return Some(normalize(&full));
+        }
+        let name = existing.file_name()?.to_os_string();
+        rest.push(name);
+        if !existing.pop() {
+            return None;
+        }
+    }
+}
+
+/// True when `raw` holds glob characters nu would expand.
+pub fn has_glob(raw: &str) -> bool {
+    raw.contains(['*', '?', '['])
+}
+
+/// The directory a glob expands in: its components before the first one
+/// with a wildcard.
+fn glob_base(pattern: &Path) -> PathBuf {
+    let mut base = PathBuf::new();
+    for component in pattern.components() {
+        if has_glob(&component.as_os_str().to_string_lossy()) {
+            break;
+        }
+        base.push(component);
+    }
+    base
+}
+
+/// Could `pattern` match `path` or one of its ancestors? Component-wise:
+/// `**` matches any run of components, other wildcards one component.
+fn glob_could_match(pattern: &Path, path: &Path) -> bool {
+    let pattern: Vec<String> = pattern
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let path: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    fn walk(pattern: &[String], path: &[String]) -> bool {
+        match (pattern.first(), path.first()) {
+            (None, _) => true,
+            (Some(p), _) if p == "**" => {
+                (0..=path.len()).any(|skip| walk(&pattern[1..], &path[skip..]))
+            }
+            // The pattern goes deeper than the path: it matches inside it.
+            (Some(_), None) => true,
+            (Some(p), Some(c)) => component_matches(p, c) && walk(&pattern[1..], &path[1..]),
+        }
+    }
+    walk(&pattern, &path)
+}
+
+/// One path component against one glob component (`*`, `?`, `[...]` taken
+/// as any one character). Hidden names match only a pattern that starts
+/// with a dot, as in nu's glob.
+fn component_matches(pattern: &str, name: &str) -> bool {
+    if name.starts_with('.') && !pattern.starts_with('.') && has_glob(pattern) {
+        return false;
+    }
+    let simplified: String = simplify_classes(pattern);
+    super::Pattern::new(&simplified)
+        .map(|p| p.matches(name))
+        .unwrap_or(true)
+}
+
+fn simplify_classes(pattern: &str) -> String {
+    let mut out = String::new();
+    let mut in_class = false;
+    for c in pattern.chars() {
+        match (c, in_class) {
+            ('[', false) => {
+                in_class = true;
+                out.push('?');
+            }
+            (']', true) => in_class = false,
+            (_, true) => {}
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts() -> PathFacts {
+        PathFacts::new(
+            PathBuf::from("/home/u/work"),
+            Some(PathBuf::from("/home/u")),
+            &[PathBuf::from("/home/u/work"), PathBuf::from("/tmp")],
+            &["~/secret-notes".into()],
+            &[PathBuf::from("/home/u/.config/nushell")],
+        )
+    }
+
+    fn protected(j: WriteJudgement) -> bool {
+        matches!(j, WriteJudgement::Protected(_))
+    }
+
+    #[test]
+    fn writes_are_judged_by_where_they_land() {
+        let f = facts();
+        assert_eq!(f.judge_write("out.txt"), WriteJudgement::Inside);
+        assert_eq!(f.judge_write("/tmp/x"), WriteJudgement::Inside);
+        assert_eq!(f.judge_write("~/notes.txt"), WriteJudgement::Outside);
+        assert!(protected(f.judge_write("~/.bashrc")));
+        assert!(protected(f.judge_write("../.ssh/authorized_keys")));
+        assert!(protected(f.judge_write("/etc/hosts")));
+        assert!(protected(f.judge_write(".git/config")));
+        assert!(protected(f.judge_write("~/secret-notes/a")));
+        assert_eq!(f.judge_write("/dev/null"), WriteJudgement::Inside);
+    }
+
+    #[test]
+    fn deleting_an_ancestor_of_a_protected_path_is_protected() {
+        let f = facts();
+        assert!(protected(f.judge_delete("~")));
+        assert!(protected(f.judge_delete("/")));
+        assert!(protected(f.judge_delete("~/.config")));
+        assert!(protected(f.judge_delete(".git")));
+        assert_eq!(f.judge_delete("build"), WriteJudgement::Inside);
+        assert_eq!(f.judge_delete("~/Downloads/a.iso"), WriteJudgement::Outside);
+    }
+
+    #[test]
+    fn wildcards_in_critical_places_are_protected() {
+        let f = facts();
+        assert!(protected(f.judge_delete("~/*")));
+        assert!(protected(f.judge_delete("/*")));
+        assert!(protected(f.judge_delete("~/.ssh/*")));
+        assert!(protected(f.judge_delete("~/.*")));
+        assert_eq!(f.judge_delete("*.log"), WriteJudgement::Inside);
+        assert_eq!(f.judge_delete("~/Downloads/*.iso"), WriteJudgement::Outside);
+        assert_eq!(
+            f.judge_delete("~/**/*.pem"),
+            WriteJudgement::Protected("the pattern can match: ~/.ssh is a protected path".into())
+                .clone()
+        );
+    }
+
+    #[test]
+    fn sensitive_reads() {
+        let f = facts();
+        assert!(matches!(
+            f.judge_read("~/.ssh/id_ed25519"),
+            ReadJudgement::Sensitive(_)
+        ));
+        assert_eq!(
+            f.judge_read("~/.ssh/id_ed25519.pub"),
+            ReadJudgement::Ordinary
+        );
+        assert!(matches!(
+            f.judge_read("/proc/self/environ"),
+            ReadJudgement::Forbidden(_)
+        ));
+        assert!(matches!(
+            f.judge_read("/proc/*/environ"),
+            ReadJudgement::Forbidden(_)
+        ));
+        assert!(matches!(f.judge_read(".env"), ReadJudgement::Sensitive(_)));
+        assert!(matches!(
+            f.judge_read("server.pem"),
+            ReadJudgement::Sensitive(_)
+        ));
+        assert_eq!(f.judge_read("Cargo.toml"), ReadJudgement::Ordinary);
+        assert_eq!(f.judge_read("/etc/hosts"), ReadJudgement::Ordinary);
+        assert!(matches!(
+            f.judge_read("/etc/shadow"),
+            ReadJudgement::Sensitive(_)
+        ));
+    }
+}

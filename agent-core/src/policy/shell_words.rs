@@ -1,0 +1,214 @@
+//! Just enough of POSIX shell syntax to judge `sh -c '<script>'`: words,
+//! quotes, command separators, pipes and output redirections. Anything
+//! this splitter cannot see through (substitutions, variables, here-docs)
+//! marks the script opaque, and the policy asks.
+
+/// One simple command of a script.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ShellCommand {
+    pub words: Vec<String>,
+    /// Receives the previous command's output through `|`.
+    pub piped_into: bool,
+    /// Files it redirects output into (`> f`, `>> f`, `2> f`).
+    pub writes: Vec<String>,
+}
+
+/// A split script.
+#[derive(Debug, Default)]
+pub struct Split {
+    pub commands: Vec<ShellCommand>,
+    /// Has parts only known when it runs.
+    pub opaque: bool,
+}
+
+/// Split `script` into commands.
+pub fn split(script: &str) -> Split {
+    let mut out = Split::default();
+    let mut current = ShellCommand::default();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut redirect_next = false;
+    let mut chars = script.chars().peekable();
+
+    let finish_word = |word: &mut String,
+                       in_word: &mut bool,
+                       current: &mut ShellCommand,
+                       redirect_next: &mut bool| {
+        if *in_word {
+            if *redirect_next {
+                current.writes.push(std::mem::take(word));
+                *redirect_next = false;
+            } else {
+                current.words.push(std::mem::take(word));
+            }
+            *in_word = false;
+        }
+    };
+    let finish_command = |current: &mut ShellCommand, out: &mut Split, piped: bool| {
+        let done = std::mem::take(current);
+        if !done.words.is_empty() || !done.writes.is_empty() {
+            out.commands.push(done);
+        }
+        current.piped_into = piped;
+    };
+
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    word.push(q);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => {
+                            if let Some(n) = chars.next() {
+                                word.push(n);
+                            }
+                        }
+                        '$' | '`' => {
+                            out.opaque = true;
+                            word.push(q);
+                        }
+                        _ => word.push(q),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(n) = chars.next()
+                    && n != '\n'
+                {
+                    word.push(n);
+                }
+            }
+            '$' | '`' => {
+                out.opaque = true;
+                in_word = true;
+                word.push(c);
+            }
+            '#' if !in_word => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        break;
+                    }
+                }
+                finish_command(&mut current, &mut out, false);
+            }
+            ' ' | '\t' => finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next),
+            '\n' | ';' => {
+                finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+                finish_command(&mut current, &mut out, false);
+            }
+            '&' | '|' => {
+                finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+                let doubled = chars.peek() == Some(&c);
+                if doubled {
+                    chars.next();
+                }
+                if c == '&' && chars.peek() == Some(&'>') {
+                    // `&>` redirects both streams.
+                    chars.next();
+                    redirect_next = true;
+                    continue;
+                }
+                finish_command(&mut current, &mut out, c == '|' && !doubled);
+            }
+            '>' => {
+                // `2>`, `1>`: the fd number is not a word.
+                if in_word && word.chars().all(|d| d.is_ascii_digit()) {
+                    word.clear();
+                    in_word = false;
+                }
+                finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+                if chars.peek() == Some(&'>') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&'&') {
+                    // `2>&1`: a stream joined to another, not a file.
+                    chars.next();
+                    while chars
+                        .peek()
+                        .is_some_and(|d| d.is_ascii_digit() || *d == '-')
+                    {
+                        chars.next();
+                    }
+                    continue;
+                }
+                redirect_next = true;
+            }
+            '<' | '(' | ')' | '{' | '}' => {
+                finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+                out.opaque = true;
+            }
+            _ => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+    finish_command(&mut current, &mut out, false);
+    out
+}
+
+/// The classic `:(){ :|:& };:` and its renamings: a function that pipes
+/// into itself in the background.
+pub fn is_fork_bomb(script: &str) -> bool {
+    let compact: String = script.chars().filter(|c| !c.is_whitespace()).collect();
+    let Some(open) = compact.find("(){") else {
+        return false;
+    };
+    let name_start = compact[..open]
+        .rfind([';', '&', '|', '\n'])
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let name = &compact[name_start..open];
+    !name.is_empty() && compact[open..].contains(&format!("{name}|{name}&"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_commands_pipes_and_redirections() {
+        let s = split("rm -rf ~ && echo 'a b' | sh; cat x > out 2>&1\nls");
+        let words: Vec<Vec<String>> = s.commands.iter().map(|c| c.words.clone()).collect();
+        assert_eq!(
+            words,
+            vec![
+                vec!["rm".to_string(), "-rf".into(), "~".into()],
+                vec!["echo".into(), "a b".into()],
+                vec!["sh".into()],
+                vec!["cat".into(), "x".into()],
+                vec!["ls".into()],
+            ]
+        );
+        assert!(s.commands[2].piped_into);
+        assert_eq!(s.commands[3].writes, vec!["out".to_string()]);
+        assert!(!s.opaque);
+    }
+
+    #[test]
+    fn substitutions_are_opaque() {
+        assert!(split("rm $(cat list)").opaque);
+        assert!(split("echo `id`").opaque);
+        assert!(split("rm \"$HOME\"").opaque);
+        assert!(!split("echo '$HOME'").opaque);
+    }
+
+    #[test]
+    fn fork_bombs() {
+        assert!(is_fork_bomb(":(){ :|:& };:"));
+        assert!(is_fork_bomb("bomb() { bomb | bomb & }; bomb"));
+        assert!(!is_fork_bomb("f() { echo hi; }; f"));
+    }
+}
