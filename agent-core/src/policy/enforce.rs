@@ -1,0 +1,479 @@
+//! The policy shell: a session whose every pipeline goes through all the
+//! layers — the static check (and the user's hook), one approval for the
+//! whole pipeline, runtime guards, and the OS sandbox worker.
+
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+use nu_protocol::{Span, Value};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails, PathFacts, Policy, Row,
+    Step, Verdict, guarded_engine, label, plan_in,
+    sandbox::{self, Protections, SandboxMode, SandboxSpec, WorkerRequest},
+};
+use crate::shell::{CancelToken, Diagnostic, Engine, Limits, Outcome, Session, SessionSeed};
+
+/// Which enforcement layers are on. All of them, except in the tests that
+/// show each layer catches what the others would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layers {
+    /// The static plan and verdict before anything runs.
+    pub static_check: bool,
+    /// Guards on the side-effecting builtins and `run-external`.
+    pub guards: bool,
+    /// The Landlock + seccomp worker process.
+    pub sandbox: bool,
+}
+
+impl Default for Layers {
+    fn default() -> Layers {
+        Layers {
+            static_check: true,
+            guards: true,
+            sandbox: true,
+        }
+    }
+}
+
+impl Layers {
+    /// All layers but the named one (`static`, `guards` or `sandbox`).
+    pub fn without(layer: &str) -> Option<Layers> {
+        let mut layers = Layers::default();
+        match layer {
+            "static" => layers.static_check = false,
+            "guards" => layers.guards = false,
+            "sandbox" => layers.sandbox = false,
+            _ => return None,
+        }
+        Some(layers)
+    }
+}
+
+/// The user's own judge (`policy.hook`): sees the checked plan and may
+/// raise its verdict; `allow` approves a confirmation; it never lowers a
+/// block.
+pub trait PolicyHook: Send + Sync {
+    /// The hook's verdict on `decision` of `pipeline`, or an error message.
+    fn judge(&self, pipeline: &str, decision: &Decision) -> Result<Verdict, String>;
+}
+
+/// What happened to one pipeline.
+#[derive(Debug)]
+pub struct Ran {
+    pub decision: Decision,
+    pub outcome: Outcome,
+    /// Who let it run (`policy`, `user`, `hook`, `--yes`...), `None` if it
+    /// did not run.
+    pub approved_by: Option<String>,
+    /// The pipeline that ran (an approver may have edited it).
+    pub pipeline: String,
+    /// Runtime guard decisions taken during the run (in-process runs).
+    pub guard_events: Vec<GuardEvent>,
+}
+
+/// What the sandbox worker needs to build the same guarded engine.
+#[derive(Serialize, Deserialize)]
+struct WorkerPolicy {
+    policy: Policy,
+    guards: bool,
+    sandbox_enforced: bool,
+    pipeline: String,
+    approved: Vec<Step>,
+    trusted_path: Vec<PathBuf>,
+    writable: Vec<PathBuf>,
+}
+
+/// Builds the worker's engine from what [`PolicyShell`] sent: the binaries
+/// pass this to [`sandbox::worker_main`].
+pub fn worker_engine(
+    json: &serde_json::Value,
+    approver: Arc<dyn Approver>,
+) -> Result<Engine, String> {
+    let request: WorkerPolicy =
+        serde_json::from_value(json.clone()).map_err(|e| format!("bad worker policy: {e}"))?;
+    if !request.guards {
+        return Ok(Engine::standard().clone());
+    }
+    let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
+    let facts = PathFacts::for_user(cwd, &request.writable, &request.policy.protect);
+    let rails = Guardrails::new(
+        request.policy,
+        facts,
+        request.sandbox_enforced,
+        approver,
+        request.trusted_path,
+    );
+    rails.begin_run(&request.pipeline, &request.approved);
+    Ok(guarded_engine(rails))
+}
+
+/// A session under the user's policy.
+pub struct PolicyShell {
+    policy: Policy,
+    layers: Layers,
+    approver: Arc<dyn Approver>,
+    hook: Option<Box<dyn PolicyHook>>,
+    seed: SessionSeed,
+    worker_exe: Option<PathBuf>,
+    protections: Protections,
+    rails: Arc<Guardrails>,
+    session: Session,
+    trusted_path: Vec<PathBuf>,
+}
+
+/// How to set up a [`PolicyShell`].
+#[derive(Default)]
+pub struct ShellOptions {
+    pub layers: Layers,
+    /// The binary to re-execute as the sandbox worker (the plugin or the
+    /// CLI itself). Without one, sandboxed modes fall back to in-process
+    /// evaluation and every write asks.
+    pub worker_exe: Option<PathBuf>,
+    pub hook: Option<Box<dyn PolicyHook>>,
+}
+
+impl PolicyShell {
+    /// A policy shell in `seed.cwd`.
+    pub fn new(
+        policy: Policy,
+        mut seed: SessionSeed,
+        approver: Arc<dyn Approver>,
+        options: ShellOptions,
+    ) -> Result<PolicyShell, Diagnostic> {
+        seed.filter.extra_allow.extend(policy.env.iter().cloned());
+        let protections = sandbox::probe();
+        let trusted_path = seed_path(&seed);
+        let sandboxed = options.layers.sandbox
+            && policy.sandbox != SandboxMode::Off
+            && options.worker_exe.is_some()
+            && protections.can_sandbox();
+        let facts = facts_for(&policy, &seed.cwd);
+        let rails = Guardrails::new(
+            policy.clone(),
+            facts,
+            sandboxed,
+            approver.clone(),
+            trusted_path.clone(),
+        );
+        let engine = if options.layers.guards {
+            guarded_engine(rails.clone())
+        } else {
+            Engine::standard().clone()
+        };
+        let session = Session::new(&engine, seed.clone())?;
+        Ok(PolicyShell {
+            policy,
+            layers: options.layers,
+            approver,
+            hook: options.hook,
+            seed,
+            worker_exe: options.worker_exe,
+            protections,
+            rails,
+            session,
+            trusted_path,
+        })
+    }
+
+    /// The in-process session (also renders values for the front ends).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The effective policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// What the kernel offers for the sandbox.
+    pub fn protections(&self) -> &Protections {
+        &self.protections
+    }
+
+    /// True when pipelines run in the Landlock + seccomp worker.
+    pub fn sandboxed(&self) -> bool {
+        self.rails.sandbox_enforced()
+    }
+
+    /// The session's current directory.
+    pub fn cwd(&self) -> PathBuf {
+        if self.sandboxed() {
+            self.seed.cwd.clone()
+        } else {
+            self.session.cwd()
+        }
+    }
+
+    /// The static layer alone: plan and verdict, nothing runs.
+    pub fn check(&self, pipeline: &str) -> (Option<super::Plan>, Decision) {
+        let facts = facts_for(&self.policy, &self.cwd());
+        match plan_in(self.session.engine_state(), pipeline, &self.cwd()) {
+            Ok(plan) => {
+                let decision = self.rails.with_judge(&facts, |judge| judge.decide(&plan));
+                (Some(plan), decision)
+            }
+            Err(diagnostic) => (None, Decision::refused(diagnostic.summary())),
+        }
+    }
+
+    /// Check, ask once if needed, and run `pipeline`.
+    pub fn run(&mut self, pipeline: &str, limits: &Limits, cancel: &CancelToken) -> Ran {
+        self.run_inner(pipeline, limits, cancel, 0)
+    }
+
+    fn run_inner(
+        &mut self,
+        pipeline: &str,
+        limits: &Limits,
+        cancel: &CancelToken,
+        edits: usize,
+    ) -> Ran {
+        let (plan, mut decision) = self.check(pipeline);
+        if decision.verdict == Verdict::Refuse {
+            let diagnostic = match plan_in(self.session.engine_state(), pipeline, &self.cwd()) {
+                Err(diagnostic) => diagnostic,
+                Ok(_) => Diagnostic::plain(
+                    "nu_agent::policy::refused",
+                    "the pipeline was refused",
+                    None,
+                ),
+            };
+            return self.not_run(pipeline, decision, diagnostic);
+        }
+        let plan = plan.unwrap_or_default();
+        if !self.layers.static_check {
+            // Only the runtime layers decide (tests of the other layers).
+            decision.verdict = Verdict::Allow;
+        }
+        if let Some(hook) = &self.hook {
+            match hook.judge(pipeline, &decision) {
+                Ok(verdict) if verdict > decision.verdict => {
+                    decision.verdict = verdict;
+                    decision
+                        .rows
+                        .push(hook_row(verdict, "your policy hook raised the verdict"));
+                }
+                Ok(Verdict::Allow) if decision.verdict == Verdict::Confirm => {
+                    decision.verdict = Verdict::Allow;
+                    decision
+                        .rows
+                        .push(hook_row(Verdict::Allow, "your policy hook approved it"));
+                }
+                Ok(_) => {}
+                Err(message) => {
+                    let diagnostic = Diagnostic::plain(
+                        "nu_agent::policy::hook",
+                        format!("the policy hook failed: {message}"),
+                        Some("fix `hook` in $env.config.plugins.agent.policy".into()),
+                    );
+                    return self.not_run(pipeline, decision, diagnostic);
+                }
+            }
+        }
+        let mut approved_by = Some("policy".to_string());
+        let mut approved_steps = Vec::new();
+        match decision.verdict {
+            Verdict::Allow => {}
+            Verdict::Block | Verdict::Refuse => {
+                let reasons: Vec<String> = decision
+                    .deciding_rows()
+                    .map(|r| format!("{}: {}", r.command, r.reason))
+                    .collect();
+                let diagnostic = Diagnostic::plain(
+                    super::BLOCKED_CODE,
+                    format!("blocked by policy: {}", reasons.join("; ")),
+                    Some("this pipeline does not run whatever is approved; find another way, or the user can change $env.config.plugins.agent.policy".into()),
+                );
+                return self.not_run(pipeline, decision, diagnostic);
+            }
+            Verdict::Confirm => {
+                let confirm: Vec<(&Step, &Row)> = plan
+                    .steps
+                    .iter()
+                    .zip(&decision.rows)
+                    .filter(|(_, r)| r.verdict == Verdict::Confirm)
+                    .collect();
+                let request = ApprovalRequest {
+                    labels: confirm.iter().map(|(s, r)| label(s, r)).collect(),
+                    command: confirm
+                        .iter()
+                        .map(|(s, _)| s.command.clone())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    pipeline: pipeline.to_string(),
+                    reason: confirm
+                        .iter()
+                        .map(|(_, r)| r.reason.clone())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    warning: confirm.iter().any(|(_, r)| r.warning),
+                    privileged: confirm
+                        .iter()
+                        .any(|(s, _)| s.category == super::Category::Privileged),
+                };
+                match self.approver.approve(&request) {
+                    Approval::Yes => approved_by = Some("user".into()),
+                    Approval::Always => {
+                        approved_by = Some("user (always)".into());
+                        if !request.warning {
+                            for (step, _) in &confirm {
+                                self.rails.allow_for_session(&step.command);
+                            }
+                        }
+                    }
+                    Approval::Edit(edited) if edits < 3 => {
+                        return self.run_inner(&edited, limits, cancel, edits + 1);
+                    }
+                    Approval::Edit(_) | Approval::No => {
+                        let diagnostic = Diagnostic::plain(
+                            super::DENIED_CODE,
+                            format!("not approved: {}", request.labels.join("; ")),
+                            Some("the user did not approve this pipeline; do not retry it, ask the user or choose another way".into()),
+                        );
+                        return self.not_run(pipeline, decision, diagnostic);
+                    }
+                }
+                approved_steps = confirm.iter().map(|(s, _)| (*s).clone()).collect();
+            }
+        }
+        let outcome = if self.sandboxed() {
+            self.run_in_worker(pipeline, &approved_steps, limits, cancel)
+        } else {
+            self.rails.begin_run(pipeline, &approved_steps);
+            self.session.run_cancellable(pipeline, limits, cancel)
+        };
+        self.seed.cwd = outcome.cwd.clone();
+        Ran {
+            decision,
+            outcome,
+            approved_by,
+            pipeline: pipeline.to_string(),
+            guard_events: self.rails.take_events(),
+        }
+    }
+
+    fn run_in_worker(
+        &mut self,
+        pipeline: &str,
+        approved: &[Step],
+        limits: &Limits,
+        cancel: &CancelToken,
+    ) -> Outcome {
+        let cwd = self.seed.cwd.clone();
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut writable = self.policy.writable_roots(&cwd, home.as_deref());
+        writable.retain(|p| p.exists());
+        let facts = facts_for(&self.policy, &cwd);
+        // An approved write outside the roots, or an approved network step,
+        // widens the sandbox for this run only.
+        let mut network = self.policy.network;
+        for step in approved {
+            if step.category == super::Category::Network {
+                network = true;
+            }
+            for target in &step.targets {
+                if matches!(target.access, super::Access::Write | super::Access::Delete) {
+                    let path = facts.resolve(&target.value);
+                    let root = if path.is_dir() {
+                        path
+                    } else {
+                        path.parent().map(PathBuf::from).unwrap_or(path)
+                    };
+                    if root.exists() && !writable.iter().any(|w| root.starts_with(w)) {
+                        writable.push(root);
+                    }
+                }
+            }
+        }
+        let spec = SandboxSpec {
+            mode: self.policy.sandbox,
+            writable: writable.clone(),
+            network,
+        };
+        let worker_policy = WorkerPolicy {
+            policy: self.policy.clone(),
+            guards: self.layers.guards,
+            sandbox_enforced: true,
+            pipeline: pipeline.to_string(),
+            approved: approved.to_vec(),
+            trusted_path: self.trusted_path.clone(),
+            writable,
+        };
+        let request = WorkerRequest {
+            spec,
+            cwd,
+            env: self
+                .seed
+                .env
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str().ok()?.to_string())))
+                .chain(
+                    self.policy
+                        .env
+                        .iter()
+                        .filter_map(|name| Some((name.clone(), std::env::var(name).ok()?))),
+                )
+                .collect(),
+            source: pipeline.to_string(),
+            limits: limits.clone(),
+            policy: serde_json::to_value(&worker_policy).unwrap_or(serde_json::Value::Null),
+        };
+        let exe = self.worker_exe.clone().unwrap_or_default();
+        sandbox::run_sandboxed(&exe, &request, cancel, self.approver.as_ref())
+    }
+
+    fn not_run(&self, pipeline: &str, decision: Decision, diagnostic: Diagnostic) -> Ran {
+        Ran {
+            decision,
+            outcome: Outcome {
+                value: Value::nothing(Span::unknown()),
+                index: 0,
+                stderr: None,
+                exit_code: None,
+                printed: Vec::new(),
+                cwd: self.cwd(),
+                error: Some(diagnostic),
+                stopped: None,
+                duration: Duration::ZERO,
+            },
+            approved_by: None,
+            pipeline: pipeline.to_string(),
+            guard_events: Vec::new(),
+        }
+    }
+}
+
+fn hook_row(verdict: Verdict, reason: &str) -> Row {
+    Row {
+        command: String::new(),
+        name: "hook".into(),
+        category: super::Category::Unknown,
+        targets: Vec::new(),
+        verdict,
+        reason: reason.into(),
+        rule: "policy.hook".into(),
+        warning: false,
+    }
+}
+
+/// The path facts of a session in `cwd` under `policy`.
+pub fn facts_for(policy: &Policy, cwd: &std::path::Path) -> PathFacts {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let writable = policy.writable_roots(cwd, home.as_deref());
+    PathFacts::for_user(cwd.to_path_buf(), &writable, &policy.protect)
+}
+
+/// PATH as the caller gave it (the trusted one).
+fn seed_path(seed: &SessionSeed) -> Vec<PathBuf> {
+    seed.env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .and_then(|(_, v)| v.as_str().ok().map(|s| std::env::split_paths(s).collect()))
+        .unwrap_or_else(|| {
+            std::env::split_paths("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+                .collect()
+        })
+}

@@ -1,0 +1,659 @@
+//! Runtime guards: the side-effecting builtins (and `run-external`, which
+//! every external call compiles to, dynamic heads included) are shadowed
+//! by wrappers that judge the *evaluated* arguments — expanded globs,
+//! resolved paths, the real program name — before they delegate.
+//!
+//! A guard keeps the original's name, signature and `CommandType::Builtin`
+//! and is registered after it, so `%rm` and dynamic `%$x` dispatch (which
+//! look for the newest builtin of that name) reach the guard too.
+
+use std::{
+    collections::HashSet,
+    path::PathBuf,
+    sync::{Arc, Mutex},
+};
+
+use nu_engine::CallExt;
+use nu_protocol::{
+    DeclId, PipelineData, ShellError, Signature, Span, Value,
+    engine::{Call, Command, CommandType, EngineState, Stack},
+    shell_error::generic::GenericError,
+};
+
+use super::{
+    Access, Approval, ApprovalRequest, Approver, Category, Judge, PathFacts, Pattern, Policy,
+    ReadJudgement, Row, Step, Target, Verdict,
+    builtins::{Targets, classify_builtin},
+    externals::{self, Arg},
+};
+use crate::shell::Engine;
+
+/// What every guard of one engine shares: the policy, the paths, who
+/// approves, and what was approved.
+pub struct Guardrails {
+    policy: Policy,
+    facts: PathFacts,
+    sandbox_enforced: bool,
+    approver: Arc<dyn Approver>,
+    /// PATH as the session started: externals found elsewhere ask.
+    trusted_path: Vec<PathBuf>,
+    session_allow: Mutex<Vec<Pattern>>,
+    run: Mutex<RunState>,
+    log: Mutex<Vec<GuardEvent>>,
+}
+
+/// What the current run was approved for.
+#[derive(Default)]
+struct RunState {
+    pipeline: String,
+    /// Commands (as planned) approved before the run started.
+    approved: HashSet<String>,
+    /// Names of steps approved before the run, whose arguments were all
+    /// literal: their runtime form needs no second question.
+    approved_names: HashSet<String>,
+    /// A sensitive file was read during this run.
+    sensitive_read: bool,
+}
+
+/// One decision a guard took (for the audit log and tests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardEvent {
+    pub row: Row,
+    /// Who let it run: `policy`, `approved before the run`, `user`, or
+    /// `None` when it did not run.
+    pub approved_by: Option<String>,
+}
+
+impl Guardrails {
+    /// Guardrails for a session in `facts.cwd()` under `policy`.
+    pub fn new(
+        policy: Policy,
+        facts: PathFacts,
+        sandbox_enforced: bool,
+        approver: Arc<dyn Approver>,
+        trusted_path: Vec<PathBuf>,
+    ) -> Arc<Guardrails> {
+        Arc::new(Guardrails {
+            policy,
+            facts,
+            sandbox_enforced,
+            approver,
+            trusted_path,
+            session_allow: Mutex::new(Vec::new()),
+            run: Mutex::new(RunState::default()),
+            log: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The policy the guards enforce.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The path facts the guards judge against.
+    pub fn facts(&self) -> &PathFacts {
+        &self.facts
+    }
+
+    /// Whether the OS sandbox for the policy's mode is in force.
+    pub fn sandbox_enforced(&self) -> bool {
+        self.sandbox_enforced
+    }
+
+    /// The approver the guards ask.
+    pub fn approver(&self) -> &Arc<dyn Approver> {
+        &self.approver
+    }
+
+    /// Judge with the session's "always" rules.
+    pub fn with_judge<T>(&self, facts: &PathFacts, f: impl FnOnce(&Judge) -> T) -> T {
+        let session = lock(&self.session_allow).clone();
+        let judge = Judge {
+            policy: &self.policy,
+            facts,
+            sandbox_enforced: self.sandbox_enforced,
+            session_allow: &session,
+        };
+        f(&judge)
+    }
+
+    /// Allow `command` for the rest of the session ("always").
+    pub fn allow_for_session(&self, command: &str) {
+        let escaped: String = command
+            .chars()
+            .flat_map(|c| match c {
+                '*' | '?' | '\\' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        if let Ok(pattern) = Pattern::new(&escaped) {
+            lock(&self.session_allow).push(pattern);
+        }
+    }
+
+    /// Start a run of `pipeline` whose confirm steps were approved as a
+    /// whole (`approved` are those steps).
+    pub fn begin_run(&self, pipeline: &str, approved: &[Step]) {
+        let mut run = lock(&self.run);
+        *run = RunState {
+            pipeline: pipeline.to_string(),
+            approved: approved.iter().map(|s| s.command.clone()).collect(),
+            approved_names: approved
+                .iter()
+                .filter(|s| !s.dynamic)
+                .map(|s| s.name.clone())
+                .collect(),
+            sensitive_read: false,
+        };
+    }
+
+    /// The decisions taken since the last call.
+    pub fn take_events(&self) -> Vec<GuardEvent> {
+        std::mem::take(&mut *lock(&self.log))
+    }
+
+    /// Judge an evaluated step and ask when needed; `Ok` means run it.
+    fn enforce(&self, step: Step, facts: &PathFacts, span: Span) -> Result<(), ShellError> {
+        let mut row = self.with_judge(facts, |judge| judge.step(&step));
+        let reads_sensitive = step.targets.iter().any(|t| {
+            matches!(t.access, Access::Read | Access::Send)
+                && !matches!(facts.judge_read(&t.value), ReadJudgement::Ordinary)
+        });
+        {
+            let run = lock(&self.run);
+            if step.category == Category::Network
+                && run.sensitive_read
+                && row.verdict < Verdict::Block
+            {
+                row.verdict = Verdict::Block;
+                row.reason = "sends data after reading a sensitive file in the same run".into();
+                row.rule = "exfiltration".into();
+            }
+        }
+        let outcome = match row.verdict {
+            Verdict::Allow => Ok("policy".to_string()),
+            Verdict::Confirm => self.confirm(&step, &row),
+            Verdict::Block | Verdict::Refuse => Err(blocked(&row, span)),
+        };
+        let approved_by = outcome.as_ref().ok().cloned();
+        lock(&self.log).push(GuardEvent {
+            row: row.clone(),
+            approved_by,
+        });
+        if outcome.is_ok() && reads_sensitive {
+            lock(&self.run).sensitive_read = true;
+        }
+        outcome.map(|_| ()).map_err(|e| match e {
+            Denied::Blocked(e) => e,
+            Denied::NotApproved => not_approved(&row, span),
+        })
+    }
+
+    fn confirm(&self, step: &Step, row: &Row) -> Result<String, Denied> {
+        {
+            let run = lock(&self.run);
+            if run.approved.contains(&step.command)
+                || (!step.dynamic && run.approved_names.contains(&step.name))
+            {
+                return Ok("approved before the run".into());
+            }
+        }
+        let request = ApprovalRequest {
+            labels: vec![label(step, row)],
+            command: step.command.clone(),
+            pipeline: lock(&self.run).pipeline.clone(),
+            reason: row.reason.clone(),
+            warning: row.warning,
+            privileged: step.category == Category::Privileged,
+        };
+        match self.approver.approve(&request) {
+            Approval::Yes => Ok("user".into()),
+            Approval::Always => {
+                if !row.warning {
+                    self.allow_for_session(&step.command);
+                }
+                Ok("user (always)".into())
+            }
+            Approval::No | Approval::Edit(_) => Err(Denied::NotApproved),
+        }
+    }
+}
+
+enum Denied {
+    Blocked(ShellError),
+    NotApproved,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The one-line label an approver shows: `delete ⚠: 3 files, 8.1 GB: a.iso,
+/// b.iso, c.zip`, `run: ^apt-get update`, `read: /etc/hosts`.
+pub fn label(step: &Step, row: &Row) -> String {
+    let verb = match step.category {
+        Category::Read => "read",
+        Category::Write => "write",
+        Category::Delete => "delete",
+        Category::Network => "network",
+        Category::Exec | Category::Unknown => "run",
+        Category::Privileged => "run as root",
+        Category::Process => "process",
+    };
+    let mark = if row.warning { " ⚠" } else { "" };
+    let targets: Vec<&str> = step
+        .targets
+        .iter()
+        .filter(|t| t.access != Access::Send || t.value != "request body")
+        .map(|t| t.value.as_str())
+        .collect();
+    let what = match step.category {
+        Category::Exec | Category::Unknown | Category::Privileged | Category::Process => {
+            externals::escape_for_display(&step.command)
+        }
+        Category::Delete => delete_summary(&targets),
+        _ if targets.is_empty() => externals::escape_for_display(&step.command),
+        _ => externals::escape_for_display(&shorten_list(&targets)),
+    };
+    format!("{verb}{mark}: {what}")
+}
+
+/// `3 files, 8.1 GB: a.iso, b.iso, c.zip` for the paths about to go.
+fn delete_summary(targets: &[&str]) -> String {
+    let mut count = 0u64;
+    let mut bytes = 0u64;
+    for target in targets {
+        if let Ok(meta) = std::fs::symlink_metadata(target) {
+            count += 1;
+            bytes += if meta.is_dir() {
+                dir_size(target.as_ref(), 10_000)
+            } else {
+                meta.len()
+            };
+        }
+    }
+    let names: Vec<&str> = targets
+        .iter()
+        .map(|t| t.rsplit('/').find(|s| !s.is_empty()).unwrap_or(t))
+        .collect();
+    let noun = if count == 1 { "file" } else { "files" };
+    format!(
+        "{count} {noun}, {}: {}",
+        crate::observe::format_size(i64::try_from(bytes).unwrap_or(i64::MAX)),
+        externals::escape_for_display(&shorten_list(&names))
+    )
+}
+
+fn dir_size(dir: &std::path::Path, budget: usize) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0;
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > budget {
+                return total;
+            }
+            if let Ok(meta) = entry.metadata() {
+                if meta.is_dir() {
+                    stack.push(entry.path());
+                } else {
+                    total += meta.len();
+                }
+            }
+        }
+    }
+    total
+}
+
+fn shorten_list(items: &[&str]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = items
+        .iter()
+        .take(SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    text
+}
+
+fn blocked(row: &Row, span: Span) -> Denied {
+    Denied::Blocked(ShellError::Generic(
+        GenericError::new(
+            format!("blocked by policy: {}", row.reason),
+            format!("{} is not allowed ({})", row.name, row.rule),
+            span,
+        )
+        .with_code(BLOCKED_CODE)
+        .with_help(
+            "this does not run whatever is approved; find another way, or the user can change $env.config.plugins.agent.policy",
+        ),
+    ))
+}
+
+fn not_approved(row: &Row, span: Span) -> ShellError {
+    ShellError::Generic(
+        GenericError::new(
+            format!("not approved: {}", row.reason),
+            format!("{} needs approval and was denied", row.name),
+            span,
+        )
+        .with_code(DENIED_CODE)
+        .with_help("the user did not approve this step; do not retry it, ask the user or choose another way"),
+    )
+}
+
+/// The error code of a step a guard blocked.
+pub const BLOCKED_CODE: &str = "nu_agent::policy::blocked";
+/// The error code of a step nobody approved.
+pub const DENIED_CODE: &str = "nu_agent::policy::denied";
+
+/// A guarded builtin.
+#[derive(Clone)]
+struct Guard {
+    inner: Box<dyn Command>,
+    rails: Arc<Guardrails>,
+}
+
+impl Command for Guard {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn signature(&self) -> Signature {
+        self.inner.signature()
+    }
+
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+
+    fn extra_description(&self) -> &str {
+        self.inner.extra_description()
+    }
+
+    fn search_terms(&self) -> Vec<&str> {
+        self.inner.search_terms()
+    }
+
+    fn examples(&self) -> Vec<nu_protocol::Example<'_>> {
+        self.inner.examples()
+    }
+
+    fn command_type(&self) -> CommandType {
+        CommandType::Builtin
+    }
+
+    fn pipe_redirection(&self) -> (Option<nu_protocol::OutDest>, Option<nu_protocol::OutDest>) {
+        self.inner.pipe_redirection()
+    }
+
+    fn requires_ast_for_arguments(&self) -> bool {
+        self.inner.requires_ast_for_arguments()
+    }
+
+    fn run(
+        &self,
+        engine_state: &EngineState,
+        stack: &mut Stack,
+        call: &Call,
+        input: PipelineData,
+    ) -> Result<PipelineData, ShellError> {
+        let cwd = engine_state
+            .cwd(Some(stack))
+            .map(|p| PathBuf::from(p.as_std_path()))
+            .unwrap_or_else(|_| self.rails.facts.cwd().to_path_buf());
+        let facts = self.rails.facts.with_cwd(cwd);
+        for step in self.evaluated_steps(engine_state, stack, call, &facts)? {
+            self.rails.enforce(step, &facts, call.head)?;
+        }
+        self.inner.run(engine_state, stack, call, input)
+    }
+}
+
+impl Guard {
+    /// The steps this call is about to take, from its evaluated arguments.
+    fn evaluated_steps(
+        &self,
+        engine_state: &EngineState,
+        stack: &mut Stack,
+        call: &Call,
+        facts: &PathFacts,
+    ) -> Result<Vec<Step>, ShellError> {
+        let name = self.inner.name().to_string();
+        let values: Vec<Value> = call.rest(engine_state, stack, 0)?;
+        let texts: Vec<Option<String>> = values.iter().map(value_text).collect();
+        if name == "run-external" {
+            return Ok(self.external_steps(engine_state, stack, &texts));
+        }
+        let Some(class) = classify_builtin(&name) else {
+            let mut step = Step::new(name.clone(), name, Category::Unknown);
+            step.raise(Verdict::Confirm, "a command the policy does not know");
+            return Ok(vec![step]);
+        };
+        let literal: Vec<String> = texts.iter().flatten().cloned().collect();
+        let mut command = name.clone();
+        for text in &literal {
+            command.push(' ');
+            command.push_str(text);
+        }
+        let mut step = Step::new(name.clone(), command, class.category);
+        if let Some(reason) = class.forbidden {
+            step.raise(Verdict::Block, reason);
+        }
+        let expand = |raw: &str| expand_glob(facts, raw);
+        match class.targets {
+            Targets::None => {}
+            Targets::Paths => {
+                let access = match class.category {
+                    Category::Delete => Access::Delete,
+                    Category::Write => Access::Write,
+                    _ => Access::Read,
+                };
+                for raw in &literal {
+                    for path in expand(raw) {
+                        step.targets.push(Target::new(access, path));
+                    }
+                }
+            }
+            Targets::CopyLike => {
+                if let Some((dest, sources)) = literal.split_last() {
+                    for raw in sources {
+                        for path in expand(raw) {
+                            step.targets.push(Target::new(Access::Read, path.clone()));
+                            if name == "mv" {
+                                step.targets.push(Target::new(Access::Delete, path));
+                            }
+                        }
+                    }
+                    step.targets.push(Target::new(
+                        Access::Write,
+                        facts.resolve(dest).to_string_lossy(),
+                    ));
+                }
+            }
+            Targets::Url => {
+                if let Some(url) = literal.first() {
+                    step.targets
+                        .push(Target::new(Access::Host, externals::host_of(url)));
+                }
+                if matches!(name.as_str(), "http post" | "http put" | "http patch") {
+                    step.targets.push(Target::new(Access::Send, "request body"));
+                }
+                if let Some(socket) = call.get_flag::<String>(engine_state, stack, "unix-socket")? {
+                    let verdict = if ["docker", "containerd", "podman"]
+                        .iter()
+                        .any(|d| socket.contains(d))
+                    {
+                        Verdict::Block
+                    } else {
+                        Verdict::Confirm
+                    };
+                    step.raise(verdict, format!("talks to the local socket {socket} (a container daemon's socket is as good as root)"));
+                }
+            }
+        }
+        if name == "rm" {
+            step.recursive = call.has_flag(engine_state, stack, "recursive")?;
+        }
+        if matches!(name.as_str(), "with-env" | "load-env")
+            && let Some(Value::Record { val, .. }) = values.first()
+        {
+            for key in val.columns() {
+                if super::code_injection_variable(key) {
+                    step.raise(
+                        Verdict::Block,
+                        format!("sets {key}, which makes programs load or run other code"),
+                    );
+                }
+            }
+        }
+        Ok(vec![step])
+    }
+
+    fn external_steps(
+        &self,
+        engine_state: &EngineState,
+        stack: &mut Stack,
+        texts: &[Option<String>],
+    ) -> Vec<Step> {
+        let Some(Some(program)) = texts.first() else {
+            let mut step = Step::new("^?", "^<not a string>", Category::Unknown);
+            step.raise(Verdict::Confirm, "the program name is not a string");
+            return vec![step];
+        };
+        let args: Vec<Arg> = texts[1..]
+            .iter()
+            .map(|t| match t {
+                Some(text) => Arg::Literal(text.clone()),
+                None => Arg::Dynamic("<value>".into()),
+            })
+            .collect();
+        let mut plan = externals::classify(program, &args);
+        // Code-injection variables in the environment the program gets.
+        for name in stack.get_env_var_names(engine_state) {
+            if super::code_injection_variable(&name)
+                && let Some(first) = plan.steps.first_mut()
+            {
+                first.raise(
+                    Verdict::Block,
+                    format!(
+                        "the environment sets {name}, which makes programs load or run other code"
+                    ),
+                );
+            }
+        }
+        // A program found through a PATH the pipeline changed.
+        if !program.contains('/')
+            && let Some(dir) = self.resolve_in_session_path(engine_state, stack, program)
+            && !self.rails.trusted_path.contains(&dir)
+            && let Some(first) = plan.steps.first_mut()
+        {
+            first.raise(
+                Verdict::Confirm,
+                format!(
+                    "^{program} would run from {}, a directory added to PATH",
+                    dir.display()
+                ),
+            );
+        }
+        plan.steps
+    }
+
+    fn resolve_in_session_path(
+        &self,
+        engine_state: &EngineState,
+        stack: &Stack,
+        program: &str,
+    ) -> Option<PathBuf> {
+        let path = stack.get_env_var(engine_state, "PATH")?;
+        let dirs: Vec<PathBuf> = match path {
+            Value::List { vals, .. } => vals
+                .iter()
+                .filter_map(|v| v.as_str().ok())
+                .map(PathBuf::from)
+                .collect(),
+            Value::String { val, .. } => std::env::split_paths(val).collect(),
+            _ => return None,
+        };
+        dirs.into_iter().find(|d| d.join(program).is_file())
+    }
+}
+
+/// A value as the text a path or program argument would be.
+fn value_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String { val, .. } | Value::Glob { val, .. } => Some(val.clone()),
+        Value::Int { val, .. } => Some(val.to_string()),
+        Value::Float { val, .. } => Some(val.to_string()),
+        Value::Filesize { val, .. } => Some(val.get().to_string()),
+        _ => None,
+    }
+}
+
+/// A path argument with its glob expanded (as the command will), or the
+/// resolved path itself; a pattern that matches nothing stays a pattern.
+fn expand_glob(facts: &PathFacts, raw: &str) -> Vec<String> {
+    let resolved = facts.resolve(raw);
+    let text = resolved.to_string_lossy().into_owned();
+    if !super::paths::has_glob(raw) {
+        return vec![text];
+    }
+    let Ok(paths) = nu_glob::glob(&text, nu_glob::Uninterruptible) else {
+        return vec![text];
+    };
+    let mut found: Vec<String> = paths
+        .flatten()
+        .take(10_000)
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    // The pattern itself is judged too: it says where the wildcard lands.
+    found.push(text);
+    found
+}
+
+/// The names of builtins that get a guard: everything that is not a pure
+/// read, plus the reads that take paths or URLs (sensitive files).
+fn needs_guard(name: &str) -> bool {
+    match classify_builtin(name) {
+        Some(class) => {
+            class.category != Category::Read
+                || class.forbidden.is_some()
+                || class.targets != Targets::None
+        }
+        None => true,
+    }
+}
+
+/// A standard engine whose side-effecting builtins are guarded by `rails`.
+pub fn guarded_engine(rails: Arc<Guardrails>) -> Engine {
+    let base = Engine::standard().state();
+    let mut guards: Vec<Box<dyn Command>> = Vec::new();
+    let mut seen = HashSet::new();
+    for index in 0..base.num_decls() {
+        let decl = base.get_decl(DeclId::new(index));
+        if decl.command_type() != CommandType::Builtin
+            && decl.command_type() != CommandType::Keyword
+        {
+            continue;
+        }
+        let name = decl.name().to_string();
+        if decl.command_type() == CommandType::Keyword || !needs_guard(&name) || !seen.insert(name)
+        {
+            continue;
+        }
+        guards.push(Box::new(Guard {
+            inner: decl.clone_box(),
+            rails: rails.clone(),
+        }));
+    }
+    Engine::with_commands(guards)
+}
