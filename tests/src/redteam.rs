@@ -311,6 +311,11 @@ pub const CASES: &[Case] = &[
 
 /// Everyday pipelines that must stay [`Verdict::Allow`] under the default
 /// policy (the false-positive guard).
+/// Cases whose block comes at run time: the target or the program is a
+/// value only known when the pipeline runs, so the static layer can only
+/// ask, and the runtime guards (which see the evaluated arguments) block.
+pub const BLOCKED_AT_RUN_TIME: &[&str] = &["rt-29", "rt-46", "rt-103", "rt-105"];
+
 pub const ROUTINE: &[&str] = &[
     "ls",
     "ls -la",

@@ -12,14 +12,18 @@ use std::{
 };
 
 use agent_core::{
+    config::AgentConfig,
     observe::{Budget, render_outcome},
     policy::{
-        Approver, NonInteractive,
-        sandbox::{self, SandboxMode, SandboxSpec, WORKER_ARG, WorkerRequest},
+        Approver, Judge, Layers, NonInteractive, Policy, PolicyShell, ShellOptions, check,
+        facts_for,
+        sandbox::{self, SandboxMode, WORKER_ARG},
+        worker_engine,
     },
-    shell::{CancelToken, Engine, Limits, Outcome, Session, SessionSeed, StopReason},
+    shell::{CancelToken, Engine, Limits, Session, SessionSeed, StopReason},
+    ui::TerminalApprover,
 };
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use nu_protocol::Value;
 
 /// Exit code of a run stopped by its time limit (as `timeout(1)`).
@@ -36,13 +40,18 @@ const EXIT_INTERRUPTED: u8 = 130;
     about = "A local-first AI agent built on Nushell, usable from any shell."
 )]
 struct Cli {
+    /// Configuration file: a Nushell record as in `$env.config.plugins.agent`
+    /// (default: $NU_AGENT_CONFIG, else ~/.config/nu-agent/config.nuon).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a Nushell pipeline in the agent's embedded engine.
+    /// Run a Nushell pipeline in the agent's embedded engine, under your
+    /// policy: checked first, asked about when needed, guarded while it runs.
     Run {
         /// The pipeline, e.g. 'ls | where size > 1mb | sort-by size'.
         pipeline: String,
@@ -58,18 +67,72 @@ enum Command {
         /// Stop after this long, e.g. 500ms, 30s, 2m.
         #[arg(long, value_parser = parse_duration)]
         timeout: Option<Duration>,
-        /// OS sandbox (Linux: Landlock + seccomp): off, read-only or
-        /// workspace-write.
-        #[arg(long, default_value = "off", value_name = "MODE")]
-        sandbox: SandboxMode,
-        /// A path the workspace-write sandbox may write beneath (repeatable;
-        /// default: the current directory and the temp directory).
-        #[arg(long, value_name = "PATH")]
-        writable: Vec<PathBuf>,
-        /// Allow network access inside the sandbox.
-        #[arg(long)]
-        network: bool,
+        #[command(flatten)]
+        approval: ApprovalFlags,
+        #[command(flatten)]
+        overrides: PolicyOverrides,
+        /// Turn one enforcement layer off (static, guards or sandbox); for
+        /// tests that show the other layers hold.
+        #[arg(long, hide = true, value_name = "LAYER")]
+        disable_layer: Option<String>,
     },
+    /// The policy: show it, or check a pipeline against it.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum PolicyCommand {
+    /// Check a pipeline without running it: every command it could run,
+    /// its category, targets and verdict.
+    Check {
+        /// The pipeline to check.
+        pipeline: String,
+        /// Print one JSON object: the overall `verdict` (allow, confirm,
+        /// block, or refuse when it does not parse) and the plan `rows`.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        overrides: PolicyOverrides,
+    },
+    /// Show the effective policy and which protections are active.
+    Show {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Who answers when a step needs confirmation.
+#[derive(Args)]
+struct ApprovalFlags {
+    /// Approve every step that asks (never one that is blocked).
+    #[arg(long, short = 'y')]
+    yes: bool,
+    /// Approve steps matching this pattern, e.g. '^git push *' (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    approve: Vec<String>,
+}
+
+/// Flags that override the configured policy for one call.
+#[derive(Args)]
+struct PolicyOverrides {
+    /// OS sandbox (Linux: Landlock + seccomp): off, read-only or
+    /// workspace-write.
+    #[arg(long, value_name = "MODE")]
+    sandbox: Option<SandboxMode>,
+    /// A path the workspace-write sandbox may write beneath, besides the
+    /// current and the temp directory (repeatable).
+    #[arg(long, value_name = "PATH")]
+    writable: Vec<PathBuf>,
+    /// Allow network access inside the sandbox.
+    #[arg(long)]
+    network: bool,
+    /// Policy mode: read-only, confirm, auto-read or yolo.
+    #[arg(long, value_name = "MODE")]
+    mode: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -78,9 +141,16 @@ fn main() -> ExitCode {
         .nth(1)
         .is_some_and(|arg| arg == WORKER_ARG)
     {
-        std::process::exit(sandbox::worker_main(standard_engine));
+        std::process::exit(sandbox::worker_main(worker_engine));
     }
     let cli = Cli::parse();
+    let config = match load_config(cli.config.as_deref()) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("nu-agent: {message}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
     match cli.command {
         Command::Run {
             pipeline,
@@ -88,69 +158,129 @@ fn main() -> ExitCode {
             observe,
             budget,
             timeout,
-            sandbox,
-            writable,
-            network,
+            approval,
+            overrides,
+            disable_layer,
         } => {
-            let spec = match sandbox_spec(sandbox, writable, network) {
-                Ok(spec) => spec,
+            let policy = match overrides.apply(config.policy) {
+                Ok(policy) => policy,
                 Err(message) => {
                     eprintln!("nu-agent: {message}");
                     return ExitCode::from(EXIT_FAILED);
                 }
             };
-            run(&pipeline, json, observe, budget, timeout, &spec)
+            let layers = match disable_layer.as_deref().map(Layers::without) {
+                None => Layers::default(),
+                Some(Some(layers)) => layers,
+                Some(None) => {
+                    eprintln!("nu-agent: --disable-layer takes static, guards or sandbox");
+                    return ExitCode::from(EXIT_FAILED);
+                }
+            };
+            let output = Output {
+                json,
+                observe,
+                budget,
+            };
+            run(&pipeline, policy, &approval, layers, timeout, &output)
         }
+        Command::Policy { command } => match command {
+            PolicyCommand::Check {
+                pipeline,
+                json,
+                overrides,
+            } => match overrides.apply(config.policy) {
+                Ok(policy) => policy_check(&pipeline, policy, json),
+                Err(message) => {
+                    eprintln!("nu-agent: {message}");
+                    ExitCode::from(EXIT_FAILED)
+                }
+            },
+            PolicyCommand::Show { json } => policy_show(&config.policy, json),
+        },
     }
 }
 
-/// The engine a sandbox worker evaluates with.
-fn standard_engine(_policy: &serde_json::Value, _: Arc<dyn Approver>) -> Result<Engine, String> {
-    Ok(Engine::standard().clone())
+/// The configuration file's record, or the defaults.
+fn load_config(path: Option<&std::path::Path>) -> Result<AgentConfig, String> {
+    let path = path.map(PathBuf::from).or_else(AgentConfig::default_file);
+    match path {
+        Some(path) => AgentConfig::from_file(&path).map_err(|e| {
+            format!("invalid configuration: {e}\nhelp: fix the key in {} (nu-agent refuses to run on a policy it cannot read)", path.display())
+        }),
+        None => Ok(AgentConfig::default()),
+    }
 }
 
-/// The sandbox `run` asked for, with the default writable roots filled in
-/// and every path absolute.
-fn sandbox_spec(
-    mode: SandboxMode,
-    writable: Vec<PathBuf>,
-    network: bool,
-) -> Result<SandboxSpec, String> {
-    if !writable.is_empty() && mode != SandboxMode::WorkspaceWrite {
-        return Err(format!(
-            "--writable needs --sandbox workspace-write (the sandbox is {mode})"
-        ));
+impl PolicyOverrides {
+    fn apply(self, mut policy: Policy) -> Result<Policy, String> {
+        if let Some(mode) = self.sandbox {
+            policy.sandbox = mode;
+        }
+        if !self.writable.is_empty() && policy.sandbox != SandboxMode::WorkspaceWrite {
+            return Err(format!(
+                "--writable needs --sandbox workspace-write (the sandbox is {})",
+                policy.sandbox
+            ));
+        }
+        let cwd = std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?;
+        policy.writable.extend(
+            self.writable
+                .iter()
+                .map(|p| cwd.join(p).to_string_lossy().into_owned()),
+        );
+        if self.network {
+            policy.network = true;
+        }
+        if let Some(mode) = self.mode {
+            let record =
+                Value::test_record(nu_protocol::record! { "mode" => Value::test_string(mode) });
+            policy.mode = Policy::from_value(&record)
+                .map_err(|e| format!("--mode: {}", e.message))?
+                .mode;
+        }
+        if policy.sandbox != SandboxMode::Off && !sandbox::probe().can_sandbox() {
+            return Err(format!(
+                "the {} sandbox cannot be enforced on this machine; nothing was run\n{}\nhelp: use --sandbox off (every write will then ask)",
+                policy.sandbox,
+                sandbox::probe()
+            ));
+        }
+        Ok(policy)
     }
-    if mode == SandboxMode::Off {
-        return Ok(SandboxSpec::off());
+}
+
+/// How `run` prints.
+struct Output {
+    json: bool,
+    observe: bool,
+    budget: usize,
+}
+
+/// The approver for this call: the terminal when a person is there,
+/// otherwise (or with --yes / --approve) the non-interactive rules.
+fn approver(flags: &ApprovalFlags) -> Arc<dyn Approver> {
+    let scripted = flags.yes || !flags.approve.is_empty();
+    if !scripted
+        && std::io::stdin().is_terminal()
+        && let Some(terminal) = TerminalApprover::open()
+    {
+        return Arc::new(terminal);
     }
-    let protections = sandbox::probe();
-    if !protections.can_sandbox() {
-        return Err(format!(
-            "the {mode} sandbox cannot be enforced on this machine; nothing was run\n{protections}"
-        ));
-    }
-    let cwd = std::env::current_dir()
-        .map_err(|err| format!("cannot read the current directory: {err}"))?;
-    let writable = if mode == SandboxMode::WorkspaceWrite && writable.is_empty() {
-        vec![cwd.clone(), std::env::temp_dir()]
-    } else {
-        writable.into_iter().map(|path| cwd.join(path)).collect()
-    };
-    Ok(SandboxSpec {
-        mode,
-        writable,
-        network,
+    Arc::new(NonInteractive {
+        yes: flags.yes,
+        approve: flags.approve.clone(),
     })
 }
 
 fn run(
     pipeline: &str,
-    json: bool,
-    observe: bool,
-    budget: usize,
+    policy: Policy,
+    approval: &ApprovalFlags,
+    layers: Layers,
     timeout: Option<Duration>,
-    spec: &SandboxSpec,
+    output: &Output,
 ) -> ExitCode {
     let seed = match SessionSeed::from_process() {
         Ok(seed) => seed,
@@ -159,8 +289,13 @@ fn run(
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    let mut session = match Session::new(Engine::standard(), seed) {
-        Ok(session) => session,
+    let options = ShellOptions {
+        layers,
+        worker_exe: std::env::current_exe().ok(),
+        hook: None,
+    };
+    let mut shell = match PolicyShell::new(policy, seed, approver(approval), options) {
+        Ok(shell) => shell,
         Err(diagnostic) => {
             eprintln!("{}", diagnostic.rendered);
             return ExitCode::from(EXIT_FAILED);
@@ -171,34 +306,26 @@ fn run(
         limits = limits.with_timeout(timeout);
     }
     let cancel = cancel_on_ctrl_c();
-    let outcome = if spec.mode == SandboxMode::Off {
-        session.run_cancellable(pipeline, &limits, &cancel)
-    } else {
-        match run_in_sandbox(pipeline, &limits, &cancel, spec) {
-            Ok(outcome) => outcome,
-            Err(message) => {
-                eprintln!("nu-agent: {message}");
-                return ExitCode::from(EXIT_FAILED);
-            }
-        }
-    };
+    let ran = shell.run(pipeline, &limits, &cancel);
+    let outcome = &ran.outcome;
+    let session = shell.session();
 
     let mut stdout = std::io::stdout().lock();
-    if observe {
+    if output.observe {
         let _ = writeln!(
             stdout,
             "{}",
-            render_outcome(&outcome, &Budget::approx(budget))
+            render_outcome(outcome, &Budget::approx(output.budget))
         );
         return exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code);
     }
     if let Some(diagnostic) = &outcome.error {
         eprintln!("{}", diagnostic.rendered);
     } else {
-        let text = if json {
+        let text = if output.json {
             session.pipe_value(outcome.value.clone(), "to json --indent 2")
         } else {
-            render_for_terminal(&session, &outcome.value)
+            render_for_terminal(session, &outcome.value)
         };
         match text {
             Ok(text) => {
@@ -222,35 +349,73 @@ fn run(
     exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code)
 }
 
-/// Evaluate in a sandbox worker (this program, re-executed); the local
-/// session only renders the result.
-fn run_in_sandbox(
-    pipeline: &str,
-    limits: &Limits,
-    cancel: &CancelToken,
-    spec: &SandboxSpec,
-) -> Result<Outcome, String> {
-    let exe = std::env::current_exe()
-        .map_err(|err| format!("cannot find this program to start the sandbox: {err}"))?;
-    let cwd = std::env::current_dir()
-        .map_err(|err| format!("cannot read the current directory: {err}"))?;
-    let env = std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect();
-    let request = WorkerRequest {
-        spec: spec.clone(),
-        cwd,
-        env,
-        source: pipeline.to_string(),
-        limits: limits.clone(),
-        policy: serde_json::Value::Null,
+/// `nu-agent policy check`: the plan and verdicts, nothing runs.
+fn policy_check(pipeline: &str, policy: Policy, json: bool) -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(err) => {
+            eprintln!("nu-agent: cannot read the current directory: {err}");
+            return ExitCode::from(EXIT_FAILED);
+        }
     };
-    Ok(sandbox::run_sandboxed(
-        &exe,
-        &request,
-        cancel,
-        &NonInteractive::default(),
-    ))
+    let facts = facts_for(&policy, &cwd);
+    let judge = Judge {
+        policy: &policy,
+        facts: &facts,
+        sandbox_enforced: policy.sandbox != SandboxMode::Off && sandbox::probe().can_sandbox(),
+        session_allow: &[],
+    };
+    let decision = check(Engine::standard().state(), &judge, pipeline);
+    if json {
+        let value = serde_json::json!({
+            "pipeline": pipeline,
+            "verdict": decision.verdict,
+            "rows": decision.rows,
+        });
+        println!("{value}");
+    } else {
+        println!("verdict: {}", decision.verdict);
+        for row in &decision.rows {
+            let targets = if row.targets.is_empty() {
+                String::new()
+            } else {
+                format!(" → {}", row.targets.join(", "))
+            };
+            println!(
+                "  {:<7} {:<10} {}{targets}\n          {} ({})",
+                row.verdict, row.category, row.command, row.reason, row.rule
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `nu-agent policy show`.
+fn policy_show(policy: &Policy, json: bool) -> ExitCode {
+    let protections = sandbox::probe();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let value = serde_json::json!({
+        "mode": policy.mode,
+        "sandbox": policy.sandbox,
+        "sandbox_enforced": policy.sandbox != SandboxMode::Off && protections.can_sandbox(),
+        "network": policy.network,
+        "writable": policy.writable_roots(&cwd, home.as_deref()),
+        "protect": policy.protect,
+        "allow": policy.allow,
+        "confirm": policy.confirm,
+        "block": policy.block,
+        "env": policy.env,
+        "trash": policy.trash,
+        "password_ttl_secs": policy.password_ttl.as_secs(),
+        "protections": protections.to_string(),
+    });
+    if json {
+        println!("{value}");
+    } else if let Ok(text) = serde_json::to_string_pretty(&value) {
+        println!("{text}");
+    }
+    ExitCode::SUCCESS
 }
 
 /// Strings and raw bytes print as they are; structured values as nu's table.
