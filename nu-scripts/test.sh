@@ -11,6 +11,6 @@ export NU_AGENT_TEST_NU NU_AGENT_TEST_MODEL
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --all-targets "$@" 2>&1 | tee "$log"
+cargo test --workspace --all-targets --no-fail-fast "$@" 2>&1 | tee "$log"
 # One closing line for the whole suite.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

@@ -325,17 +325,15 @@ impl PathFacts {
     /// straight in `/`, the home directory or a protected tree.
     fn judge_glob(&self, pattern: &Path, delete: bool) -> WriteJudgement {
         let base = glob_base(pattern);
-        let base_judgement = self.judge_path(&base, false);
-        if let WriteJudgement::Protected(reason) = base_judgement {
-            return WriteJudgement::Protected(reason);
-        }
+        let last = pattern
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let everything = last.chars().all(|c| matches!(c, '*' | '.'));
         let critical = base.parent().is_none()
             || Some(base.as_path()) == self.home.as_deref()
-            || self
-                .protected
-                .iter()
-                .any(|(tree, _)| tree.starts_with(&base));
-        if delete && critical && base != self.cwd {
+            || self.protected.iter().any(|(tree, _)| tree.starts_with(&base));
+        if delete && everything && critical && base != self.cwd {
             return WriteJudgement::Protected(format!(
                 "a wildcard in {} reaches protected paths",
                 base.display()
@@ -347,7 +345,16 @@ impl PathFacts {
         if let Some((_, reason)) = matches_protected {
             return WriteJudgement::Protected(format!("the pattern can match: {reason}"));
         }
-        base_judgement
+        // Files matched directly in `/` or the home directory are judged by
+        // where they land, not as the directory itself.
+        if base.parent().is_none() || Some(base.as_path()) == self.home.as_deref() {
+            return if self.writable.iter().any(|root| base.starts_with(root)) {
+                WriteJudgement::Inside
+            } else {
+                WriteJudgement::Outside
+            };
+        }
+        self.judge_path(&base, false)
     }
 
     /// Judge a read of `raw`.
@@ -607,6 +614,7 @@ mod tests {
         assert!(protected(f.judge_delete("~/.ssh/*")));
         assert!(protected(f.judge_delete("~/.*")));
         assert_eq!(f.judge_delete("*.log"), WriteJudgement::Inside);
+        assert_eq!(f.judge_delete("~/*.log"), WriteJudgement::Outside);
         assert_eq!(f.judge_delete("~/Downloads/*.iso"), WriteJudgement::Outside);
         assert_eq!(
             f.judge_delete("~/**/*.pem"),
