@@ -46,6 +46,11 @@ pub trait Approver: Send + Sync {
     fn password(&self, _prompt: &str) -> Option<String> {
         None
     }
+
+    /// Who answered, for the audit log (`user`, `--yes`, `--approve`).
+    fn who(&self) -> String {
+        "user".into()
+    }
 }
 
 /// The approver when nobody is at a terminal: every confirmation is denied
@@ -71,6 +76,14 @@ impl NonInteractive {
 }
 
 impl Approver for NonInteractive {
+    fn who(&self) -> String {
+        if self.yes {
+            "--yes".into()
+        } else {
+            format!("--approve {}", self.approve.join(", "))
+        }
+    }
+
     fn approve(&self, request: &ApprovalRequest) -> Approval {
         if self.pre_approved(&request.command) {
             Approval::Yes

@@ -12,7 +12,10 @@ use super::{
     Step, Verdict, guarded_engine, label, plan_in,
     sandbox::{self, Protections, SandboxMode, SandboxSpec, WorkerRequest},
 };
-use crate::shell::{CancelToken, Diagnostic, Engine, Limits, Outcome, Session, SessionSeed};
+use crate::{
+    shell::{CancelToken, Diagnostic, Engine, Limits, Outcome, Session, SessionSeed},
+    store::audit::{AuditEvent, AuditLog, AuditRecord},
+};
 
 /// Which enforcement layers are on. All of them, except in the tests that
 /// show each layer catches what the others would.
@@ -92,8 +95,9 @@ pub fn worker_engine(
 ) -> Result<Engine, String> {
     let request: WorkerPolicy =
         serde_json::from_value(json.clone()).map_err(|e| format!("bad worker policy: {e}"))?;
+    let trash = request.policy.trash;
     if !request.guards {
-        return Ok(Engine::standard().clone());
+        return Ok(Engine::standard().clone().with_trash(trash));
     }
     let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
     let facts = PathFacts::for_user(cwd, &request.writable, &request.policy.protect);
@@ -105,7 +109,7 @@ pub fn worker_engine(
         request.trusted_path,
     );
     rails.begin_run(&request.pipeline, &request.approved);
-    Ok(guarded_engine(rails))
+    Ok(guarded_engine(rails).with_trash(trash))
 }
 
 /// A session under the user's policy.
@@ -120,6 +124,9 @@ pub struct PolicyShell {
     rails: Arc<Guardrails>,
     session: Session,
     trusted_path: Vec<PathBuf>,
+    audit: Option<AuditLog>,
+    /// Names this session in the audit log.
+    session_id: String,
 }
 
 /// How to set up a [`PolicyShell`].
@@ -131,6 +138,8 @@ pub struct ShellOptions {
     /// evaluation and every write asks.
     pub worker_exe: Option<PathBuf>,
     pub hook: Option<Box<dyn PolicyHook>>,
+    /// Where decisions and runs are logged (see [`PolicyShell::open_audit`]).
+    pub audit: Option<AuditLog>,
 }
 
 impl PolicyShell {
@@ -160,7 +169,8 @@ impl PolicyShell {
             guarded_engine(rails.clone())
         } else {
             Engine::standard().clone()
-        };
+        }
+        .with_trash(policy.trash);
         let session = Session::new(&engine, seed.clone())?;
         Ok(PolicyShell {
             policy,
@@ -173,7 +183,84 @@ impl PolicyShell {
             rails,
             session,
             trusted_path,
+            audit: options.audit,
+            session_id: format!(
+                "{}-{}",
+                std::process::id(),
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis())
+                    .unwrap_or(0)
+            ),
         })
+    }
+
+    /// The audit log in the agent's state dir, redacting the values of the
+    /// caller's secret-looking variables; the error says why it cannot be
+    /// opened.
+    pub fn open_audit(seed: &SessionSeed) -> Result<AuditLog, String> {
+        let dir = crate::store::state_dir().map_err(|e| e.to_string())?;
+        let secrets = seed
+            .env
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str().ok()?.to_string())));
+        let redactor = super::redact::Redactor::from_env(secrets);
+        AuditLog::open(&dir)
+            .map(|log| log.with_redactor(redactor))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Append `record` to the audit log, if there is one. A failed write is
+    /// reported on stderr; it never stops the agent.
+    fn audit(&self, mut record: AuditRecord) {
+        if let Some(log) = &self.audit {
+            record.session = Some(self.session_id.clone());
+            if let Err(err) = log.append(&record) {
+                eprintln!("nu-agent: cannot write the audit log: {err}");
+            }
+        }
+    }
+
+    fn audit_decision(&self, pipeline: &str, decision: &Decision) {
+        let deciding = decision.deciding_rows().next();
+        self.audit(AuditRecord {
+            plan: serde_json::to_value(&decision.rows).unwrap_or_default(),
+            verdict: Some(decision.verdict.as_str().into()),
+            rule: deciding.map(|r| r.rule.clone()),
+            ..AuditRecord::new(AuditEvent::Decision, pipeline)
+        });
+    }
+
+    fn audit_ran(&self, ran: &Ran) {
+        let events: Vec<serde_json::Value> = ran
+            .guard_events
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "command": e.row.command,
+                    "verdict": e.row.verdict,
+                    "reason": e.row.reason,
+                    "rule": e.row.rule,
+                    "approved_by": e.approved_by,
+                })
+            })
+            .collect();
+        self.audit(AuditRecord {
+            plan: serde_json::Value::Array(events),
+            verdict: Some(
+                if ran.approved_by.is_some() {
+                    "ran"
+                } else {
+                    "not run"
+                }
+                .into(),
+            ),
+            approved_by: ran.approved_by.clone(),
+            exit_code: ran.outcome.exit_code,
+            error: ran.outcome.error.as_ref().map(|d| d.summary()),
+            duration_ms: u64::try_from(ran.outcome.duration.as_millis()).ok(),
+            ..AuditRecord::new(AuditEvent::Execution, &ran.pipeline)
+        });
     }
 
     /// The in-process session (also renders values for the front ends).
@@ -219,7 +306,9 @@ impl PolicyShell {
 
     /// Check, ask once if needed, and run `pipeline`.
     pub fn run(&mut self, pipeline: &str, limits: &Limits, cancel: &CancelToken) -> Ran {
-        self.run_inner(pipeline, limits, cancel, 0)
+        let ran = self.run_inner(pipeline, limits, cancel, 0);
+        self.audit_ran(&ran);
+        ran
     }
 
     fn run_inner(
@@ -239,9 +328,11 @@ impl PolicyShell {
                     None,
                 ),
             };
+            self.audit_decision(pipeline, &decision);
             return self.not_run(pipeline, decision, diagnostic);
         }
         let plan = plan.unwrap_or_default();
+        self.audit_decision(pipeline, &decision);
         if !self.layers.static_check {
             // Only the runtime layers decide (tests of the other layers).
             decision.verdict = Verdict::Allow;
@@ -313,9 +404,9 @@ impl PolicyShell {
                         .any(|(s, _)| s.category == super::Category::Privileged),
                 };
                 match self.approver.approve(&request) {
-                    Approval::Yes => approved_by = Some("user".into()),
+                    Approval::Yes => approved_by = Some(self.approver.who()),
                     Approval::Always => {
-                        approved_by = Some("user (always)".into());
+                        approved_by = Some(format!("{} (always)", self.approver.who()));
                         if !request.warning {
                             for (step, _) in &confirm {
                                 self.rails.allow_for_session(&step.command);
@@ -363,6 +454,13 @@ impl PolicyShell {
         let cwd = self.seed.cwd.clone();
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let mut writable = self.policy.writable_roots(&cwd, home.as_deref());
+        if self.policy.trash
+            && let Some(trash) = trash_dir(home.as_deref())
+            && std::fs::create_dir_all(&trash).is_ok()
+        {
+            // `rm` moves files to the trash: the trash must be writable.
+            writable.push(trash);
+        }
         writable.retain(|p| p.exists());
         let facts = facts_for(&self.policy, &cwd);
         // An approved write outside the roots, or an approved network step,
@@ -455,6 +553,15 @@ fn hook_row(verdict: Verdict, reason: &str) -> Row {
         rule: "policy.hook".into(),
         warning: false,
     }
+}
+
+/// The user's trash (`$XDG_DATA_HOME/Trash`), where `rm` moves files.
+fn trash_dir(home: Option<&std::path::Path>) -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(".local/share")))?;
+    Some(data.join("Trash"))
 }
 
 /// The path facts of a session in `cwd` under `policy`.

@@ -1597,11 +1597,11 @@ mod tests {
                 Arg::Literal(":(){ :|:& };:".into()),
             ],
         );
-        assert!(
-            p.steps
-                .iter()
-                .any(|s| s.floor.as_ref().is_some_and(|f| f.verdict == Verdict::Block))
-        );
+        assert!(p.steps.iter().any(|s| {
+            s.floor
+                .as_ref()
+                .is_some_and(|f| f.verdict == Verdict::Block)
+        }));
         let p = classify(
             "nu",
             &[Arg::Literal("-c".into()), Arg::Literal("rm -rf ~".into())],

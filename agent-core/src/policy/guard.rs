@@ -40,6 +40,8 @@ pub struct Guardrails {
     session_allow: Mutex<Vec<Pattern>>,
     run: Mutex<RunState>,
     log: Mutex<Vec<GuardEvent>>,
+    /// The sudo password the user typed, and when.
+    password: Mutex<Option<(String, std::time::Instant)>>,
 }
 
 /// What the current run was approved for.
@@ -82,6 +84,7 @@ impl Guardrails {
             session_allow: Mutex::new(Vec::new()),
             run: Mutex::new(RunState::default()),
             log: Mutex::new(Vec::new()),
+            password: Mutex::new(None),
         })
     }
 
@@ -152,6 +155,22 @@ impl Guardrails {
         std::mem::take(&mut *lock(&self.log))
     }
 
+    /// The sudo password: remembered for `policy.password_ttl`, otherwise
+    /// asked from the person at the terminal (never from the model).
+    fn sudo_password(&self) -> Option<String> {
+        let mut cached = lock(&self.password);
+        if let Some((password, when)) = cached.as_ref()
+            && when.elapsed() < self.policy.password_ttl
+        {
+            return Some(password.clone());
+        }
+        let password = self
+            .approver
+            .password("[sudo] password for the agent's command: ")?;
+        *cached = Some((password.clone(), std::time::Instant::now()));
+        Some(password)
+    }
+
     /// Judge an evaluated step and ask when needed; `Ok` means run it.
     fn enforce(&self, step: Step, facts: &PathFacts, span: Span) -> Result<(), ShellError> {
         let mut row = self.with_judge(facts, |judge| judge.step(&step));
@@ -207,12 +226,12 @@ impl Guardrails {
             privileged: step.category == Category::Privileged,
         };
         match self.approver.approve(&request) {
-            Approval::Yes => Ok("user".into()),
+            Approval::Yes => Ok(self.approver.who()),
             Approval::Always => {
                 if !row.warning {
                     self.allow_for_session(&step.command);
                 }
-                Ok("user (always)".into())
+                Ok(format!("{} (always)", self.approver.who()))
             }
             Approval::No | Approval::Edit(_) => Err(Denied::NotApproved),
         }
@@ -412,10 +431,63 @@ impl Command for Guard {
             .map(|p| PathBuf::from(p.as_std_path()))
             .unwrap_or_else(|_| self.rails.facts.cwd().to_path_buf());
         let facts = self.rails.facts.with_cwd(cwd);
-        for step in self.evaluated_steps(engine_state, stack, call, &facts)? {
+        let steps = self.evaluated_steps(engine_state, stack, call, &facts)?;
+        let sudo = steps.iter().any(|s| s.name == "^sudo");
+        for step in steps {
             self.rails.enforce(step, &facts, call.head)?;
         }
+        let input = if sudo {
+            self.sudo_input(engine_state, stack, call, input)?
+        } else {
+            input
+        };
         self.inner.run(engine_state, stack, call, input)
+    }
+}
+
+impl Guard {
+    /// An approved `^sudo -S ...` gets the password on its stdin. Without
+    /// `-S` sudo would look for a terminal the agent's programs never have
+    /// (and fail at once), so the model is told how to ask.
+    fn sudo_input(
+        &self,
+        engine_state: &EngineState,
+        stack: &mut Stack,
+        call: &Call,
+        input: PipelineData,
+    ) -> Result<PipelineData, ShellError> {
+        let args: Vec<Value> = call.rest(engine_state, stack, 1)?;
+        let flags: Vec<String> = args
+            .iter()
+            .filter_map(value_text)
+            .take_while(|a| a.starts_with('-'))
+            .collect();
+        let reads_stdin = flags
+            .iter()
+            .any(|s| s == "--stdin" || (!s.starts_with("--") && s.contains('S')));
+        let no_input = match &input {
+            PipelineData::Empty => true,
+            PipelineData::Value(value, _) => value.is_nothing(),
+            _ => false,
+        };
+        if !reads_stdin || !no_input {
+            return Ok(input);
+        }
+        match self.rails.sudo_password() {
+            Some(password) => Ok(PipelineData::Value(
+                Value::string(format!("{password}\n"), call.head),
+                None,
+            )),
+            None => Err(ShellError::Generic(
+                GenericError::new(
+                    "no password for sudo",
+                    "nobody at a terminal can type the password",
+                    call.head,
+                )
+                .with_code(DENIED_CODE)
+                .with_help("privileged steps need the user at a terminal; ask the user to run it"),
+            )),
+        }
     }
 }
 

@@ -332,7 +332,10 @@ impl PathFacts {
         let everything = last.chars().all(|c| matches!(c, '*' | '.'));
         let critical = base.parent().is_none()
             || Some(base.as_path()) == self.home.as_deref()
-            || self.protected.iter().any(|(tree, _)| tree.starts_with(&base));
+            || self
+                .protected
+                .iter()
+                .any(|(tree, _)| tree.starts_with(&base));
         if delete && everything && critical && base != self.cwd {
             return WriteJudgement::Protected(format!(
                 "a wildcard in {} reaches protected paths",

@@ -76,6 +76,15 @@ impl Engine {
         Engine { state }
     }
 
+    /// This engine with `rm` moving files to the trash (`true`, the
+    /// default) or deleting them.
+    pub fn with_trash(mut self, trash: bool) -> Engine {
+        let mut config = Config::clone(self.state.get_config());
+        config.rm.always_trash = trash;
+        self.state.set_config(config);
+        self
+    }
+
     /// The underlying nu engine state.
     pub fn state(&self) -> &EngineState {
         &self.state

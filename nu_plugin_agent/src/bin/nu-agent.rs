@@ -289,10 +289,18 @@ fn run(
             return ExitCode::from(EXIT_FAILED);
         }
     };
+    let audit = match PolicyShell::open_audit(&seed) {
+        Ok(log) => Some(log),
+        Err(err) => {
+            eprintln!("nu-agent: no audit log ({err})");
+            None
+        }
+    };
     let options = ShellOptions {
         layers,
         worker_exe: std::env::current_exe().ok(),
         hook: None,
+        audit,
     };
     let mut shell = match PolicyShell::new(policy, seed, approver(approval), options) {
         Ok(shell) => shell,
