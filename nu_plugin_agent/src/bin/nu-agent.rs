@@ -241,11 +241,17 @@ impl PolicyOverrides {
                 .mode;
         }
         if policy.sandbox != SandboxMode::Off && !sandbox::probe().can_sandbox() {
-            return Err(format!(
-                "the {} sandbox cannot be enforced on this machine; nothing was run\n{}\nhelp: use --sandbox off (every write will then ask)",
+            let message = format!(
+                "the {} sandbox cannot be enforced on this machine\n{}",
                 policy.sandbox,
                 sandbox::probe()
-            ));
+            );
+            if self.sandbox.is_some() {
+                return Err(format!("{message}\nnothing was run; use --sandbox off to run without it"));
+            }
+            // Configured, not asked for on the command line: go on without
+            // it; the policy then asks before every write.
+            eprintln!("nu-agent: {message}\nevery write will ask");
         }
         Ok(policy)
     }
