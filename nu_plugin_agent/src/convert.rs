@@ -1,18 +1,17 @@
 //! Translations between the host's values and agent-core's.
 
-use agent_core::shell::{Diagnostic, SessionSeed};
+use agent_core::{
+    config::{AgentConfig, ConfigError},
+    policy::{Decision, Row},
+    shell::{Diagnostic, SessionSeed},
+};
 use nu_plugin::EngineInterface;
-use nu_protocol::{LabeledError, Span, Value};
+use nu_protocol::{LabeledError, Record, Span, Value};
 
 /// The caller's cwd and plain environment, as a session seed. Falls back to
 /// the process cwd where the host has no `PWD` (tests).
 pub fn seed_from_caller(engine: &EngineInterface) -> Result<SessionSeed, LabeledError> {
-    let cwd = match engine.get_current_dir() {
-        Ok(dir) => std::path::PathBuf::from(dir),
-        Err(_) => std::env::current_dir().map_err(|e| {
-            LabeledError::new(format!("cannot determine the working directory: {e}"))
-        })?,
-    };
+    let cwd = caller_cwd(engine)?;
     let env = engine
         .get_env_vars()
         .unwrap_or_default()
@@ -20,6 +19,16 @@ pub fn seed_from_caller(engine: &EngineInterface) -> Result<SessionSeed, Labeled
         .filter(|(_, v)| is_plain(v))
         .collect();
     Ok(SessionSeed::new(cwd).with_env(env))
+}
+
+/// The caller's `$env.PWD`, or the process cwd where the host has none
+/// (tests).
+pub fn caller_cwd(engine: &EngineInterface) -> Result<std::path::PathBuf, LabeledError> {
+    match engine.get_current_dir() {
+        Ok(dir) => Ok(std::path::PathBuf::from(dir)),
+        Err(_) => std::env::current_dir()
+            .map_err(|e| LabeledError::new(format!("cannot determine the working directory: {e}"))),
+    }
 }
 
 /// Values that mean the same in another engine: no closures or custom values.
@@ -53,4 +62,64 @@ pub fn diagnostic_error(diagnostic: &Diagnostic, what: &str, span: Span) -> Labe
         )
         .with_label(diagnostic.summary(), span)
         .with_help(diagnostic.rendered.clone())
+}
+
+/// The caller's `$env.config.plugins.agent`, read afresh and validated.
+/// An invalid configuration is an error naming the key: the agent runs
+/// nothing under a policy it cannot read.
+pub fn config_from_caller(
+    engine: &EngineInterface,
+    span: Span,
+) -> Result<AgentConfig, LabeledError> {
+    let value = engine.get_plugin_config()?;
+    AgentConfig::from_value(value.as_ref()).map_err(|e| config_error(&e, span))
+}
+
+/// A configuration error as an error at the call.
+fn config_error(error: &ConfigError, span: Span) -> LabeledError {
+    let place = if error.key.starts_with('$') {
+        error.key.clone()
+    } else {
+        format!("`{}` in $env.config.plugins.agent", error.key)
+    };
+    LabeledError::new(format!("invalid agent configuration: {error}"))
+        .with_code("nu_agent::config::invalid")
+        .with_label(format!("{} is invalid", error.key), span)
+        .with_help(format!(
+            "fix {place}; nothing runs under a policy the agent cannot read"
+        ))
+}
+
+/// One checked step as a record: command, category, targets, verdict,
+/// reason, rule.
+pub fn row_value(row: &Row, span: Span) -> Value {
+    let mut record = Record::new();
+    record.push("command", Value::string(&row.command, span));
+    record.push("category", Value::string(row.category.as_str(), span));
+    record.push(
+        "targets",
+        Value::list(
+            row.targets.iter().map(|t| Value::string(t, span)).collect(),
+            span,
+        ),
+    );
+    record.push("verdict", Value::string(row.verdict.as_str(), span));
+    record.push("reason", Value::string(&row.reason, span));
+    record.push("rule", Value::string(&row.rule, span));
+    Value::record(record, span)
+}
+
+/// A checked plan as a table, one row per step.
+pub fn rows_value(rows: &[Row], span: Span) -> Value {
+    Value::list(rows.iter().map(|r| row_value(r, span)).collect(), span)
+}
+
+/// The checked pipeline as the policy hook sees it:
+/// `{pipeline, verdict, rows: [...]}`.
+pub fn plan_value(pipeline: &str, decision: &Decision, span: Span) -> Value {
+    let mut record = Record::new();
+    record.push("pipeline", Value::string(pipeline, span));
+    record.push("verdict", Value::string(decision.verdict.as_str(), span));
+    record.push("rows", rows_value(&decision.rows, span));
+    Value::record(record, span)
 }

@@ -3,12 +3,14 @@
 //! Adapters only translate (nu values and calls <-> agent-core types) and
 //! draw; every decision lives in agent-core.
 
+mod approver;
 mod commands;
 mod convert;
+mod hook;
 
 use nu_plugin::{Plugin, PluginCommand};
 
-pub use commands::{Agent, AgentRun};
+pub use commands::{Agent, AgentPolicy, AgentPolicyCheck, AgentRun};
 
 /// The `agent` plugin: registered with `plugin add nu_plugin_agent`.
 #[derive(Default)]
@@ -26,6 +28,11 @@ impl Plugin for AgentPlugin {
     }
 
     fn commands(&self) -> Vec<Box<dyn PluginCommand<Plugin = Self>>> {
-        vec![Box::new(Agent), Box::new(AgentRun)]
+        vec![
+            Box::new(Agent),
+            Box::new(AgentRun),
+            Box::new(AgentPolicy),
+            Box::new(AgentPolicyCheck),
+        ]
     }
 }

@@ -2,15 +2,30 @@
 
 use std::sync::Arc;
 
-use nu_plugin_agent::{Agent, AgentPlugin, AgentRun};
+use nu_plugin_agent::{Agent, AgentPlugin, AgentPolicy, AgentPolicyCheck, AgentRun};
 use nu_plugin_test_support::PluginTest;
+use nu_protocol::ShellError;
 
-#[test]
-fn agent_run_examples() -> Result<(), nu_protocol::ShellError> {
-    PluginTest::new("agent", Arc::new(AgentPlugin::new()))?.test_command_examples(&AgentRun)
+fn harness() -> Result<PluginTest, ShellError> {
+    PluginTest::new("agent", Arc::new(AgentPlugin::new()))
 }
 
 #[test]
-fn agent_examples() -> Result<(), nu_protocol::ShellError> {
-    PluginTest::new("agent", Arc::new(AgentPlugin::new()))?.test_command_examples(&Agent)
+fn agent_run_examples() -> Result<(), ShellError> {
+    harness()?.test_command_examples(&AgentRun)
+}
+
+#[test]
+fn agent_examples() -> Result<(), ShellError> {
+    harness()?.test_command_examples(&Agent)
+}
+
+#[test]
+fn agent_policy_examples() -> Result<(), ShellError> {
+    harness()?.test_command_examples(&AgentPolicy)
+}
+
+#[test]
+fn agent_policy_check_examples() -> Result<(), ShellError> {
+    harness()?.test_command_examples(&AgentPolicyCheck)
 }

@@ -96,7 +96,10 @@ fn ctrl_c_in_nu_stops_agent_run_and_the_plugin_keeps_serving() {
         &format!("plugin use --plugin-config '{}' agent", registry.display()),
         "Enter",
     ]);
-    tmux.send(&[r#"agent run "^sh -c 'sleep 27.1828; echo never'""#, "Enter"]);
+    tmux.send(&[
+        r#"agent run --yes "^sh -c 'sleep 27.1828; echo never'""#,
+        "Enter",
+    ]);
     wait_for("the external to start", Duration::from_secs(20), || {
         sleeping("sleep 27.1828")
     });

@@ -49,10 +49,176 @@ fn agent_alone_prints_help_and_errors_are_labeled() {
     let work = fixture(dir.path());
     let help = stdout_of(&nu(&registry, &work, "agent"));
     assert!(help.contains("agent run"), "{help}");
+    assert!(help.contains("agent policy check"), "{help}");
 
     let failed = nu(&registry, &work, r#"agent run "let x = [1, 2""#);
     assert!(!failed.status.success());
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert!(stderr.contains("the pipeline failed"), "{stderr}");
     assert!(stderr.contains("nu::parser"), "{stderr}");
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    assert!(
+        !output.status.success(),
+        "expected a failure; stdout: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn policy_check_blocks_deleting_home_and_refuses_what_does_not_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"[(agent policy check "rm -rf ~" | get verdict.0) (agent policy check "ls" | get verdict.0) (agent policy check "mkdir d" | get 0.category) (agent policy check "ls |" | get verdict.0)] | to json --raw"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        r#"["block","allow","write","refuse"]"#
+    );
+    let rows = nu(
+        &registry,
+        &work,
+        r#"agent policy check "ls | each { rm $in.name }" | select command category targets verdict | to json --raw"#,
+    );
+    let rows: serde_json::Value = serde_json::from_str(stdout_of(&rows).trim()).unwrap();
+    let commands: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["command"].as_str().unwrap())
+        .collect();
+    assert!(commands.contains(&"ls"), "{rows}");
+    assert!(commands.iter().any(|c| c.starts_with("rm")), "{rows}");
+}
+
+#[test]
+fn agent_policy_shows_the_effective_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent policy | {mode: $in.mode, hook: $in.hook, ttl: ($in.password_ttl | into int), cwd_writable: ($env.PWD in $in.writable), layers: ($in.protections.layers | length)} | to json --raw"#,
+    );
+    let json: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert_eq!(json["mode"], "confirm");
+    assert_eq!(json["hook"], false);
+    assert_eq!(json["ttl"], 300_000_000_000_i64);
+    assert_eq!(json["cwd_writable"], true);
+    assert!(json["layers"].as_u64().unwrap() >= 2, "{json}");
+
+    let configured = nu(
+        &registry,
+        &work,
+        r#"$env.config.plugins.agent = {policy: {mode: read-only, block: ["^git push *"], hook: {|plan| "allow"}}}; agent policy | select mode block hook | to json --raw"#,
+    );
+    assert_eq!(
+        stdout_of(&configured).trim(),
+        r#"{"mode":"read-only","block":["^git push *"],"hook":true}"#
+    );
+}
+
+#[test]
+fn an_invalid_config_names_the_key_and_nothing_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"$env.config.plugins.agent = {policy: {mode: nope}}; agent run --yes "mkdir d""#,
+    );
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("policy.mode"), "{stderr}");
+    assert!(!work.join("d").exists());
+    let check = nu(
+        &registry,
+        &work,
+        r#"$env.config.plugins.agent = {policy: {allow: [3]}}; agent policy check "ls""#,
+    );
+    assert!(stderr_of(&check).contains("policy.allow[0]"));
+}
+
+#[test]
+fn a_policy_hook_that_says_block_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"$env.config.plugins.agent = {policy: {hook: {|plan| "block"}}}; agent run --yes "mkdir d""#,
+    );
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("nu_agent::policy::blocked"), "{stderr}");
+    assert!(!work.join("d").exists());
+}
+
+#[test]
+fn the_policy_hook_sees_the_checked_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    // Blocks exactly the plan of `ls | length` as checked, lets others pass.
+    let hook = r#"{|plan| if ($plan.pipeline == "ls | length" and $plan.verdict == "allow" and ($plan.rows | get command) == ["ls" "length"] and $plan.rows.0.category == "read" and $plan.rows.0.rule == "mode confirm") { "block" } else { "confirm" }}"#;
+    let out = nu(
+        &registry,
+        &work,
+        &format!(
+            r#"$env.config.plugins.agent = {{policy: {{hook: {hook}}}}}; agent run "ls | length""#
+        ),
+    );
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("nu_agent::policy::blocked"), "{stderr}");
+
+    let other = nu(
+        &registry,
+        &work,
+        &format!(
+            r#"$env.config.plugins.agent = {{policy: {{hook: {hook}}}}}; agent run --yes "[1 2] | math sum""#
+        ),
+    );
+    assert_eq!(stdout_of(&other).trim(), "3");
+
+    let bad = nu(
+        &registry,
+        &work,
+        r#"$env.config.plugins.agent = {policy: {hook: {|plan| "perhaps"}}}; agent run "ls""#,
+    );
+    let stderr = stderr_of(&bad);
+    assert!(stderr.contains("policy.hook"), "{stderr}");
+    assert!(stderr.contains("perhaps"), "{stderr}");
+}
+
+#[test]
+fn yes_approves_a_write_and_without_it_non_interactive_nu_denies() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let approved = nu(&registry, &work, r#"agent run --yes "mkdir d""#);
+    stdout_of(&approved);
+    assert!(work.join("d").is_dir());
+
+    let denied = nu(&registry, &work, r#"agent run "mkdir e""#);
+    let stderr = stderr_of(&denied);
+    assert!(stderr.contains("nu_agent::policy::denied"), "{stderr}");
+    assert!(stderr.contains("not approved"), "{stderr}");
+    assert!(stderr.contains("--yes"), "{stderr}");
+    assert!(!work.join("e").exists());
+
+    let pattern = nu(
+        &registry,
+        &work,
+        r#"agent run --approve "mkdir f*" "mkdir f1"; agent run --approve "mkdir f*" "mkdir g1""#,
+    );
+    assert!(!pattern.status.success());
+    assert!(work.join("f1").is_dir());
+    assert!(!work.join("g1").exists());
 }

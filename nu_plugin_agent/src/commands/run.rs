@@ -1,19 +1,27 @@
-//! `agent run`: run a pipeline in the agent's embedded engine.
+//! `agent run`: run a pipeline in the agent's embedded engine, under the
+//! user's policy.
 
-use std::time::Duration;
+use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use agent_core::{
     observe::{Budget, render_outcome},
-    shell::{CancelToken, Engine, Limits, Session, StopReason},
+    policy::{
+        Approver, BLOCKED_CODE, DENIED_CODE, Decision, NonInteractive, Pattern, PolicyHook,
+        PolicyShell, ShellOptions, Verdict,
+    },
+    shell::{CancelToken, Diagnostic, Limits, StopReason},
 };
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{
-    Category, Example, LabeledError, SignalAction, Signature, Spanned, SyntaxShape, Type, Value,
+    Category, Example, LabeledError, SignalAction, Signature, Span, Spanned, SyntaxShape, Type,
+    Value,
 };
 
 use crate::{
     AgentPlugin,
-    convert::{diagnostic_error, respan, seed_from_caller},
+    approver::PromptApprover,
+    convert::{config_from_caller, diagnostic_error, respan, seed_from_caller},
+    hook::ClosureHook,
 };
 
 /// Tokens of the `--observe` rendering.
@@ -44,6 +52,20 @@ impl SimplePluginCommand for AgentRun {
                 Some('t'),
             )
             .switch(
+                "yes",
+                "Approve every step that asks (never one that is blocked); nothing is asked.",
+                Some('y'),
+            )
+            .named(
+                "approve",
+                SyntaxShape::OneOf(vec![
+                    SyntaxShape::String,
+                    SyntaxShape::List(Box::new(SyntaxShape::String)),
+                ]),
+                "Approve steps matching these patterns, e.g. '^git push *'; others that ask are denied.",
+                None,
+            )
+            .switch(
                 "observe",
                 "Return the text the model would see instead of the value.",
                 Some('o'),
@@ -52,15 +74,19 @@ impl SimplePluginCommand for AgentRun {
     }
 
     fn description(&self) -> &str {
-        "Run a pipeline in the agent's embedded Nushell engine, in the current directory."
+        "Run a pipeline in the agent's embedded Nushell engine, in the current directory, under your policy."
     }
 
     fn extra_description(&self) -> &str {
-        "This is the engine the agent runs model-written pipelines in: externals get no terminal and run in their own process group, `print` is collected, Ctrl+C stops the pipeline and kills what it started. Only the caller's allowed environment variables pass (no LD_PRELOAD, no *_TOKEN)."
+        "This is the engine the agent runs model-written pipelines in: externals get no terminal and run in their own process group, `print` is collected, Ctrl+C stops the pipeline and kills what it started. Only the caller's allowed environment variables pass (no LD_PRELOAD, no *_TOKEN).
+
+The pipeline is checked against $env.config.plugins.agent.policy first (see `agent policy check`): what is blocked never runs, and what needs confirmation is asked about once, on the terminal. Where nobody can be asked (scripts, `nu -c`) the answer is no, unless --yes or --approve approved it in advance. Side-effecting commands are checked again as they run, and in the sandboxed modes the pipeline runs in a Landlock + seccomp worker process."
     }
 
     fn search_terms(&self) -> Vec<&str> {
-        vec!["eval", "execute", "embedded", "sandbox"]
+        vec![
+            "eval", "execute", "embedded", "sandbox", "policy", "approve",
+        ]
     }
 
     fn examples(&self) -> Vec<Example<'_>> {
@@ -73,6 +99,16 @@ impl SimplePluginCommand for AgentRun {
             Example {
                 example: r#"agent run "ls | where size > 1mb" --timeout 10sec"#,
                 description: "Bound a run by time",
+                result: None,
+            },
+            Example {
+                example: r#"agent run --yes "mkdir build""#,
+                description: "Approve in advance what would ask (in scripts)",
+                result: None,
+            },
+            Example {
+                example: r#"agent run --approve ["^git fetch *" "mkdir *"] "mkdir out; ^git fetch origin""#,
+                description: "Approve only steps matching these patterns",
                 result: None,
             },
             Example {
@@ -103,8 +139,27 @@ impl SimplePluginCommand for AgentRun {
             limits = limits.with_timeout(Duration::from_nanos(nanos));
         }
 
-        let mut session = Session::new(Engine::standard(), seed_from_caller(engine)?)
-            .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", call.head))?;
+        let config = config_from_caller(engine, call.head)?;
+        let yes = call.has_flag("yes")?;
+        let approve = approve_patterns(call)?;
+        let prompt = (!yes && approve.is_empty()).then(|| Arc::new(PromptApprover::new(engine)));
+        let approver: Arc<dyn Approver> = match &prompt {
+            Some(prompt) => prompt.clone(),
+            None => Arc::new(NonInteractive { yes, approve }),
+        };
+        let hook = config
+            .policy_hook
+            .as_ref()
+            .and_then(|value| ClosureHook::new(engine, value, call.head))
+            .map(|hook| Box::new(hook) as Box<dyn PolicyHook>);
+        let options = ShellOptions {
+            worker_exe: sandbox_worker(),
+            hook,
+            ..ShellOptions::default()
+        };
+        let mut shell =
+            PolicyShell::new(config.policy, seed_from_caller(engine)?, approver, options)
+                .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", call.head))?;
 
         // Ctrl+C in the host cancels this run (and kills what it started).
         let cancel = CancelToken::new();
@@ -115,18 +170,27 @@ impl SimplePluginCommand for AgentRun {
             }
         }))?;
 
-        let outcome = session.run_cancellable(&pipeline.item, &limits, &cancel);
+        let ran = shell.run(&pipeline.item, &limits, &cancel);
+        let outcome = ran.outcome;
 
         if observe {
             let text = render_outcome(&outcome, &Budget::approx(OBSERVE_BUDGET));
             return Ok(Value::string(text, call.head));
         }
         if let Some(diagnostic) = &outcome.error {
-            return Err(diagnostic_error(
-                diagnostic,
-                "the pipeline failed",
-                pipeline.span,
-            ));
+            let nobody = prompt.as_ref().is_some_and(|p| p.found_nobody());
+            return Err(
+                match policy_error(
+                    diagnostic,
+                    &ran.decision,
+                    ran.approved_by.is_none(),
+                    nobody,
+                    pipeline.span,
+                ) {
+                    Some(error) => error,
+                    None => diagnostic_error(diagnostic, "the pipeline failed", pipeline.span),
+                },
+            );
         }
         match &outcome.stopped {
             Some(StopReason::Cancelled) => {
@@ -157,4 +221,107 @@ impl SimplePluginCommand for AgentRun {
         }
         Ok(respan(outcome.value, call.head))
     }
+}
+
+/// The `--approve` patterns, given as a list or repeated; a bad pattern is
+/// an error at the flag.
+fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, LabeledError> {
+    let mut patterns = Vec::new();
+    for (name, value) in &call.named {
+        if name.item != "approve" {
+            continue;
+        }
+        let values = match value {
+            Some(Value::List { vals, .. }) => vals.to_vec(),
+            Some(other) => vec![other.clone()],
+            None => Vec::new(),
+        };
+        for value in values {
+            let span = value.span();
+            let text = value.into_string().map_err(|e| {
+                LabeledError::new("--approve takes glob patterns").with_label(e.to_string(), span)
+            })?;
+            Pattern::new(&text).map_err(|e| {
+                LabeledError::new(format!("--approve: bad pattern `{text}`: {e}"))
+                    .with_code("nu_agent::run::bad_pattern")
+                    .with_label("not a valid pattern", span)
+                    .with_help("patterns match the whole command line: `*` is any run of characters, `?` one, `\\` escapes")
+            })?;
+            patterns.push(text);
+        }
+    }
+    Ok(patterns)
+}
+
+/// The binary the sandbox worker re-executes: this plugin binary, whose
+/// `main` serves as the worker when started with the worker argument.
+/// Under a test harness the process is a test executable that cannot serve
+/// as the worker; then there is none, and the policy shell evaluates
+/// in-process (and asks about every write, as nothing is sandboxed).
+pub(crate) fn sandbox_worker() -> Option<PathBuf> {
+    std::env::current_exe().ok().filter(|exe| {
+        exe.file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with(env!("CARGO_PKG_NAME")))
+    })
+}
+
+/// A policy's refusal (blocked, not approved, refused, the hook failed) as
+/// an error at the pipeline: the diagnostic's code and message, the
+/// deciding reasons as the label, and its help line.
+fn policy_error(
+    diagnostic: &Diagnostic,
+    decision: &Decision,
+    before_running: bool,
+    found_nobody: bool,
+    span: Span,
+) -> Option<LabeledError> {
+    let code = diagnostic.code.as_deref()?;
+    if !code.starts_with("nu_agent::policy::") {
+        return None;
+    }
+    // The static verdict explains the error only when it stopped the run
+    // before it started (a runtime guard explains itself in the message).
+    let decided = before_running
+        && match code {
+            BLOCKED_CODE => decision.verdict >= Verdict::Block,
+            DENIED_CODE => decision.verdict == Verdict::Confirm,
+            _ => false,
+        };
+    let reasons: Vec<String> = if decided {
+        decision
+            .deciding_rows()
+            .map(|row| {
+                if row.command.is_empty() {
+                    row.reason.clone()
+                } else {
+                    format!("{}: {}", row.command, row.reason)
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let label = match (reasons.is_empty(), code) {
+        (false, _) => reasons.join("; "),
+        (true, BLOCKED_CODE) => "blocked by the policy".to_string(),
+        (true, DENIED_CODE) => "not approved".to_string(),
+        (true, "nu_agent::policy::hook") => "policy.hook failed".to_string(),
+        (true, _) => diagnostic
+            .labels
+            .first()
+            .map(|l| l.text.clone())
+            .unwrap_or_else(|| "stopped by the policy".into()),
+    };
+    let mut help = diagnostic.help.clone().unwrap_or_default();
+    if code == DENIED_CODE && found_nobody {
+        help = "nobody could be asked (this nu is not interactive); approve in advance with --yes or --approve <pattern>".into();
+    }
+    let mut error = LabeledError::new(&diagnostic.message)
+        .with_code(code)
+        .with_label(label, span);
+    if !help.is_empty() {
+        error = error.with_help(help);
+    }
+    Some(error)
 }
