@@ -255,15 +255,27 @@ fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, LabeledError> {
 
 /// The binary the sandbox worker re-executes: this plugin binary, whose
 /// `main` serves as the worker when started with the worker argument.
+/// On Linux that is `/proc/self/exe`, the very file this process runs even
+/// after the plugin was rebuilt or upgraded on disk (the worker then speaks
+/// the same protocol, and a replaced file does not stop every run).
 /// Under a test harness the process is a test executable that cannot serve
 /// as the worker; then there is none, and the policy shell evaluates
 /// in-process (and asks about every write, as nothing is sandboxed).
 pub(crate) fn sandbox_worker() -> Option<PathBuf> {
-    std::env::current_exe().ok().filter(|exe| {
-        exe.file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(|name| name.starts_with(env!("CARGO_PKG_NAME")))
-    })
+    let exe = std::env::current_exe().ok()?;
+    let is_plugin = exe
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with(env!("CARGO_PKG_NAME")));
+    if !is_plugin {
+        return None;
+    }
+    let this_file = PathBuf::from("/proc/self/exe");
+    if cfg!(target_os = "linux") && this_file.exists() {
+        Some(this_file)
+    } else {
+        Some(exe)
+    }
 }
 
 /// A policy's refusal (blocked, not approved, refused, the hook failed) as

@@ -1,0 +1,263 @@
+//! The approval prompt of `agent run` in an interactive nu (driven through
+//! tmux): the plugin takes the terminal, asks with one key, acts on the
+//! answer, gives the terminal back, and keeps serving — Ctrl+C at the
+//! prompt included.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use agent_e2e::{nu_binary, register_plugin};
+
+/// How long the plugin may take to show a prompt or finish a step (debug
+/// builds on a busy two-core machine).
+const STEP: Duration = Duration::from_secs(30);
+
+struct Tmux {
+    socket: String,
+    session: &'static str,
+}
+
+impl Tmux {
+    fn start(name: &str, cwd: &Path, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("nu-agent-{name}-{}", std::process::id()),
+            session: "nu",
+        };
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &tmux.socket,
+                "new-session",
+                "-d",
+                "-s",
+                tmux.session,
+                "-x",
+                "160",
+                "-y",
+                "40",
+            ])
+            .arg("-c")
+            .arg(cwd)
+            .arg(command)
+            .env("TERM", "xterm-256color")
+            .status()
+            .expect("tmux is installed (apt-get install tmux)");
+        assert!(status.success());
+        tmux
+    }
+
+    fn send(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys", "-t", self.session])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// The pane with its scrollback.
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args([
+                "-L",
+                &self.socket,
+                "capture-pane",
+                "-p",
+                "-S",
+                "-500",
+                "-t",
+                self.session,
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn wait_for_text(&self, text: &str) {
+        let started = Instant::now();
+        while !self.screen().contains(text) {
+            assert!(
+                started.elapsed() < STEP,
+                "timed out waiting for {text:?}; screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Wait until nu shows its prompt again, with nothing typed after it.
+    fn wait_for_nu_prompt(&self, cwd_name: &str) {
+        let marker = format!("{cwd_name}>");
+        let started = Instant::now();
+        loop {
+            let screen = self.screen();
+            let last = screen.lines().rev().find(|l| !l.trim().is_empty());
+            if let Some(after) = last.and_then(|l| l.split_once(&marker)).map(|(_, a)| a)
+                && !after.contains("agent")
+            {
+                return;
+            }
+            assert!(
+                started.elapsed() < STEP,
+                "timed out waiting for nu's prompt; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn wait_for_file(path: &Path, tmux: &Tmux) -> String {
+    let started = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && !text.is_empty()
+        {
+            return text;
+        }
+        assert!(
+            started.elapsed() < STEP,
+            "timed out waiting for {}; screen:\n{}",
+            path.display(),
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// nu, in `work`, with the agent plugin loaded and never stopped for
+/// idleness (so that its pid tells whether it survived).
+fn nu_with_plugin(name: &str, dir: &Path, work: &Path) -> Tmux {
+    let registry = register_plugin(dir);
+    let nu = nu_binary();
+    let tmux = Tmux::start(name, work, &format!("{} --no-config-file", nu.display()));
+    tmux.wait_for_nu_prompt("work");
+    tmux.send(&[
+        &format!(
+            "$env.config.plugin_gc = {{default: {{enabled: false}}}}; plugin use --plugin-config '{}' agent",
+            registry.display()
+        ),
+        "Enter",
+    ]);
+    tmux.wait_for_nu_prompt("work");
+    tmux
+}
+
+/// Save the agent plugin's pid to `path` (it starts the plugin if needed).
+fn save_plugin_pid(tmux: &Tmux, path: &Path) -> String {
+    tmux.send(&[
+        &format!(
+            "plugin list | where name == agent | get 0.pid | into string | save -f '{}'",
+            path.display()
+        ),
+        "Enter",
+    ]);
+    wait_for_file(path, tmux)
+}
+
+fn setup() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    (dir, work)
+}
+
+#[test]
+fn yes_runs_no_denies_and_the_plugin_keeps_serving() {
+    let (dir, work) = setup();
+    let tmux = nu_with_plugin("approve", dir.path(), &work);
+
+    tmux.send(&[r#"agent run "mkdir approved""#, "Enter"]);
+    tmux.wait_for_text("write: approved");
+    tmux.wait_for_text("[Y]es [n]o [a]lways");
+    let pid_file = dir.path().join("pid-before");
+    tmux.send(&["y"]);
+    tmux.wait_for_nu_prompt("work");
+    assert!(work.join("approved").is_dir(), "{}", tmux.screen());
+    let pid_before = save_plugin_pid(&tmux, &pid_file);
+
+    tmux.send(&[r#"agent run "mkdir refused""#, "Enter"]);
+    tmux.wait_for_text("write: refused");
+    tmux.send(&["n"]);
+    tmux.wait_for_text("not approved: write: refused");
+    tmux.wait_for_nu_prompt("work");
+    assert!(!work.join("refused").exists());
+
+    let marker = dir.path().join("after.txt");
+    tmux.send(&[
+        &format!(
+            "agent run \"1 + 1\" | into string | save -f '{}'",
+            marker.display()
+        ),
+        "Enter",
+    ]);
+    assert_eq!(wait_for_file(&marker, &tmux), "2");
+    let pid_after = save_plugin_pid(&tmux, &dir.path().join("pid-after"));
+    assert_eq!(pid_before, pid_after, "the plugin was restarted");
+    if std::env::var_os("NU_AGENT_SHOW_SCREEN").is_some() {
+        eprintln!("{}", tmux.screen());
+    }
+}
+
+#[test]
+fn a_risky_step_defaults_to_no_and_ctrl_c_at_the_prompt_answers_no() {
+    let (dir, work) = setup();
+    let sibling = dir.path().join("sibling");
+    std::fs::create_dir(&sibling).unwrap();
+    std::fs::write(sibling.join("keep.txt"), "kept").unwrap();
+    let tmux = nu_with_plugin("warn", dir.path(), &work);
+
+    // Outside the writable roots: a warning, so Enter means No and there
+    // is no "always".
+    tmux.send(&[r#"agent run "rm -r ../sibling""#, "Enter"]);
+    tmux.wait_for_text("Run it? [y]es [N]o");
+    let screen = tmux.screen();
+    let prompt = screen
+        .lines()
+        .find(|l| l.contains("Run it?"))
+        .unwrap_or_default();
+    assert!(!prompt.contains("[a]lways"), "{screen}");
+    assert!(screen.contains("delete ⚠"), "{screen}");
+    tmux.send(&["Enter"]);
+    tmux.wait_for_text("not approved: delete");
+    tmux.wait_for_nu_prompt("work");
+    assert_eq!(
+        std::fs::read_to_string(sibling.join("keep.txt")).unwrap(),
+        "kept"
+    );
+    let pid_before = save_plugin_pid(&tmux, &dir.path().join("pid-before"));
+
+    // Ctrl+C while the plugin holds the terminal is a key meaning No; it
+    // does not kill the plugin.
+    tmux.send(&[r#"agent run "mkdir interrupted""#, "Enter"]);
+    tmux.wait_for_text("write: interrupted");
+    tmux.send(&["C-c"]);
+    tmux.wait_for_text("not approved: write: interrupted");
+    tmux.wait_for_nu_prompt("work");
+    assert!(!work.join("interrupted").exists());
+
+    let marker = dir.path().join("after.txt");
+    tmux.send(&[
+        &format!(
+            "agent run \"1 + 1\" | into string | save -f '{}'",
+            marker.display()
+        ),
+        "Enter",
+    ]);
+    assert_eq!(wait_for_file(&marker, &tmux), "2");
+    let pid_after = save_plugin_pid(&tmux, &dir.path().join("pid-after"));
+    assert_eq!(pid_before, pid_after, "the plugin was restarted");
+    if std::env::var_os("NU_AGENT_SHOW_SCREEN").is_some() {
+        eprintln!("{}", tmux.screen());
+    }
+}
