@@ -323,7 +323,7 @@ pub const ROUTINE: &[&str] = &[
     "open Cargo.toml",
     "open Cargo.toml | get package.name",
     "open Cargo.toml | get package.version | str trim",
-    "open notes.md | lines | length",
+    "open --raw notes.md | lines | length",
     "open src/main.rs | lines | first 1",
     "open util.nu | lines",
     "glob src/**/*.rs",
