@@ -314,16 +314,24 @@ fn policy_error(
     } else {
         Vec::new()
     };
-    let label = match (reasons.is_empty(), code) {
-        (false, _) => reasons.join("; "),
-        (true, BLOCKED_CODE) => "blocked by the policy".to_string(),
-        (true, DENIED_CODE) => "not approved".to_string(),
-        (true, "nu_agent::policy::hook") => "policy.hook failed".to_string(),
-        (true, _) => diagnostic
-            .labels
-            .first()
-            .map(|l| l.text.clone())
-            .unwrap_or_else(|| "stopped by the policy".into()),
+    // Else what the diagnostic points at (a runtime guard), else the code.
+    let pointed = diagnostic
+        .labels
+        .first()
+        .map(|l| l.text.clone())
+        .filter(|t| !t.is_empty());
+    let label = if reasons.is_empty() {
+        pointed.unwrap_or_else(|| {
+            match code {
+                BLOCKED_CODE => "blocked by the policy",
+                DENIED_CODE => "not approved",
+                "nu_agent::policy::hook" => "policy.hook failed",
+                _ => "stopped by the policy",
+            }
+            .to_string()
+        })
+    } else {
+        reasons.join("; ")
     };
     let mut help = diagnostic.help.clone().unwrap_or_default();
     if code == DENIED_CODE && found_nobody {
