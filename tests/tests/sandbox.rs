@@ -49,9 +49,31 @@ fn nu_agent(cwd: &Path, args: &[&str]) -> Output {
         .expect("run nu-agent")
 }
 
+/// `nu-agent run` with the policy's other layers off: these tests are
+/// about what the kernel enforces on its own (`--yes` so that nothing is
+/// stopped by a question, no static check and no guards).
 fn command(cwd: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(workspace_binary("nu-agent"));
-    command.args(args).current_dir(cwd).stdin(Stdio::null());
+    let mut args: Vec<&str> = args.to_vec();
+    if args.first() == Some(&"run") {
+        args.splice(
+            1..1,
+            [
+                "--yes",
+                "--disable-layer",
+                "static",
+                "--disable-layer",
+                "guards",
+            ],
+        );
+    }
+    // The temp dir is a writable root; point it into the workspace so that
+    // "outside" (another temp dir) really is outside.
+    command
+        .args(&args)
+        .current_dir(cwd)
+        .env("TMPDIR", cwd)
+        .stdin(Stdio::null());
     for proxy in [
         "http_proxy",
         "https_proxy",
@@ -340,7 +362,6 @@ fn with_network_the_sandbox_connects() {
 }
 
 #[test]
-#[ignore = "nu's http commands read $env.PWD from the engine state, which the session does not set yet (`http get` fails with `$env.PWD not found` even without a sandbox)"]
 fn with_network_http_get_reaches_the_listener() {
     let dirs = Dirs::new();
     let listener = Listener::start();

@@ -364,12 +364,35 @@ impl PolicyShell {
         }
         let mut approved_by = Some("policy".to_string());
         let mut approved_steps = Vec::new();
+        let confirm_steps = |decision: &Decision| -> Vec<Step> {
+            plan.steps
+                .iter()
+                .zip(&decision.rows)
+                .filter(|(_, r)| r.verdict == Verdict::Confirm)
+                .map(|(s, _)| s.clone())
+                .collect()
+        };
+        if decision
+            .rows
+            .last()
+            .is_some_and(|r| r.rule == "policy.hook" && r.verdict == Verdict::Allow)
+        {
+            // The hook approved the confirmations: the guards must not ask again.
+            approved_by = Some("hook".into());
+            approved_steps = confirm_steps(&decision);
+        }
         match decision.verdict {
             Verdict::Allow => {}
             Verdict::Block | Verdict::Refuse => {
                 let reasons: Vec<String> = decision
                     .deciding_rows()
-                    .map(|r| format!("{}: {}", r.command, r.reason))
+                    .map(|r| {
+                        if r.command.is_empty() {
+                            r.reason.clone()
+                        } else {
+                            format!("{}: {}", r.command, r.reason)
+                        }
+                    })
                     .collect();
                 let diagnostic = Diagnostic::plain(
                     super::BLOCKED_CODE,
@@ -379,6 +402,7 @@ impl PolicyShell {
                 return self.not_run(pipeline, decision, diagnostic);
             }
             Verdict::Confirm => {
+                let facts = facts_for(&self.policy, &self.cwd());
                 let confirm: Vec<(&Step, &Row)> = plan
                     .steps
                     .iter()
@@ -386,7 +410,7 @@ impl PolicyShell {
                     .filter(|(_, r)| r.verdict == Verdict::Confirm)
                     .collect();
                 let request = ApprovalRequest {
-                    labels: confirm.iter().map(|(s, r)| label(s, r)).collect(),
+                    labels: confirm.iter().map(|(s, r)| label(s, r, &facts)).collect(),
                     command: confirm
                         .iter()
                         .map(|(s, _)| s.command.clone())

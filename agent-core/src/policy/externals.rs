@@ -140,6 +140,8 @@ const INTERPRETERS: &[&str] = &[
 ];
 /// Read-only programs (with any flags, unless `read_only_flags` says otherwise).
 const READERS: &[&str] = &[
+    "exit",
+    ":",
     "cat",
     "ls",
     "grep",

@@ -26,7 +26,7 @@ use super::{
     builtins::{Targets, classify_builtin},
     externals::{self, Arg},
 };
-use crate::shell::Engine;
+use crate::shell::{Diagnostic, Engine, Outcome, RunHooks};
 
 /// What every guard of one engine shares: the policy, the paths, who
 /// approves, and what was approved.
@@ -55,6 +55,11 @@ struct RunState {
     approved_names: HashSet<String>,
     /// A sensitive file was read during this run.
     sensitive_read: bool,
+    /// Files written during this run (a script written here and then run
+    /// is blocked).
+    written: HashSet<PathBuf>,
+    /// The first step refused during this run: code and message.
+    refused: Option<(&'static str, String)>,
 }
 
 /// One decision a guard took (for the audit log and tests).
@@ -147,6 +152,8 @@ impl Guardrails {
                 .map(|s| s.name.clone())
                 .collect(),
             sensitive_read: false,
+            written: HashSet::new(),
+            refused: None,
         };
     }
 
@@ -191,7 +198,7 @@ impl Guardrails {
         }
         let outcome = match row.verdict {
             Verdict::Allow => Ok("policy".to_string()),
-            Verdict::Confirm => self.confirm(&step, &row),
+            Verdict::Confirm => self.confirm(&step, &row, facts),
             Verdict::Block | Verdict::Refuse => Err(blocked(&row, span)),
         };
         let approved_by = outcome.as_ref().ok().cloned();
@@ -199,8 +206,23 @@ impl Guardrails {
             row: row.clone(),
             approved_by,
         });
-        if outcome.is_ok() && reads_sensitive {
-            lock(&self.run).sensitive_read = true;
+        {
+            let mut run = lock(&self.run);
+            if outcome.is_ok() {
+                run.sensitive_read |= reads_sensitive;
+                for target in &step.targets {
+                    if target.access == Access::Write {
+                        run.written.insert(facts.resolve(&target.value));
+                    }
+                }
+            } else if run.refused.is_none() {
+                let code = if matches!(outcome, Err(Denied::NotApproved)) {
+                    DENIED_CODE
+                } else {
+                    BLOCKED_CODE
+                };
+                run.refused = Some((code, format!("{}: {}", row.command, row.reason)));
+            }
         }
         outcome.map(|_| ()).map_err(|e| match e {
             Denied::Blocked(e) => e,
@@ -208,7 +230,12 @@ impl Guardrails {
         })
     }
 
-    fn confirm(&self, step: &Step, row: &Row) -> Result<String, Denied> {
+    /// Was `path` (resolved) written earlier in this run?
+    fn written_this_run(&self, path: &std::path::Path) -> bool {
+        lock(&self.run).written.contains(path)
+    }
+
+    fn confirm(&self, step: &Step, row: &Row, facts: &PathFacts) -> Result<String, Denied> {
         {
             let run = lock(&self.run);
             if run.approved.contains(&step.command)
@@ -218,7 +245,7 @@ impl Guardrails {
             }
         }
         let request = ApprovalRequest {
-            labels: vec![label(step, row)],
+            labels: vec![label(step, row, facts)],
             command: step.command.clone(),
             pipeline: lock(&self.run).pipeline.clone(),
             reason: row.reason.clone(),
@@ -238,6 +265,61 @@ impl Guardrails {
     }
 }
 
+impl RunHooks for Guardrails {
+    /// Reset what one run tracks, and judge the output redirections
+    /// (`o> file`): the engine opens those files itself, no command does,
+    /// so they are checked here, before anything runs. A redirection to a
+    /// computed path is refused (`save` takes one).
+    fn before_run(
+        &self,
+        engine: &EngineState,
+        source: &str,
+        cwd: &std::path::Path,
+    ) -> Result<(), Diagnostic> {
+        {
+            let mut run = lock(&self.run);
+            run.sensitive_read = false;
+            run.written.clear();
+            run.refused = None;
+        }
+        // A pipeline that does not parse fails in the run itself.
+        let Ok(plan) = super::plan_in(engine, source, cwd) else {
+            return Ok(());
+        };
+        let facts = self.facts.with_cwd(cwd.to_path_buf());
+        for mut step in plan
+            .steps
+            .into_iter()
+            .filter(|s| s.name == "o>" || s.name == "o>>")
+        {
+            if step.dynamic {
+                step.raise(
+                    Verdict::Block,
+                    "redirects output to a path only known when it runs; use `save` for a computed path",
+                );
+            }
+            self.enforce(step, &facts, Span::unknown())
+                .map_err(|e| Diagnostic::from_nu(engine, &e))?;
+        }
+        Ok(())
+    }
+
+    /// A step refused inside `try` (or a `tee` closure) must not look like
+    /// success: the run reports it.
+    fn after_run(&self, outcome: &mut Outcome) {
+        let refused = lock(&self.run).refused.take();
+        if outcome.error.is_none()
+            && let Some((code, message)) = refused
+        {
+            outcome.error = Some(Diagnostic::plain(
+                code,
+                format!("a step was refused by policy and the pipeline went on without it: {message}"),
+                Some("the refused step did not run; do not retry it, choose another way or ask the user".into()),
+            ));
+        }
+    }
+}
+
 enum Denied {
     Blocked(ShellError),
     NotApproved,
@@ -251,7 +333,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// The one-line label an approver shows: `delete ⚠: 3 files, 8.1 GB: a.iso,
 /// b.iso, c.zip`, `run: ^apt-get update`, `read: /etc/hosts`.
-pub fn label(step: &Step, row: &Row) -> String {
+pub fn label(step: &Step, row: &Row, facts: &PathFacts) -> String {
     let verb = match step.category {
         Category::Read => "read",
         Category::Write => "write",
@@ -272,7 +354,7 @@ pub fn label(step: &Step, row: &Row) -> String {
         Category::Exec | Category::Unknown | Category::Privileged | Category::Process => {
             externals::escape_for_display(&step.command)
         }
-        Category::Delete => delete_summary(&targets),
+        Category::Delete => delete_summary(&targets, facts),
         _ if targets.is_empty() => externals::escape_for_display(&step.command),
         _ => externals::escape_for_display(&shorten_list(&targets)),
     };
@@ -280,14 +362,15 @@ pub fn label(step: &Step, row: &Row) -> String {
 }
 
 /// `3 files, 8.1 GB: a.iso, b.iso, c.zip` for the paths about to go.
-fn delete_summary(targets: &[&str]) -> String {
+fn delete_summary(targets: &[&str], facts: &PathFacts) -> String {
     let mut count = 0u64;
     let mut bytes = 0u64;
     for target in targets {
-        if let Ok(meta) = std::fs::symlink_metadata(target) {
+        let path = facts.resolve(target);
+        if let Ok(meta) = std::fs::symlink_metadata(&path) {
             count += 1;
             bytes += if meta.is_dir() {
-                dir_size(target.as_ref(), 10_000)
+                dir_size(&path, 10_000)
             } else {
                 meta.len()
             };
@@ -431,7 +514,12 @@ impl Command for Guard {
             .map(|p| PathBuf::from(p.as_std_path()))
             .unwrap_or_else(|_| self.rails.facts.cwd().to_path_buf());
         let facts = self.rails.facts.with_cwd(cwd);
-        let steps = self.evaluated_steps(engine_state, stack, call, &facts)?;
+        let has_input = match &input {
+            PipelineData::Empty => false,
+            PipelineData::Value(value, _) => !value.is_nothing(),
+            _ => true,
+        };
+        let steps = self.evaluated_steps(engine_state, stack, call, &facts, has_input)?;
         let sudo = steps.iter().any(|s| s.name == "^sudo");
         for step in steps {
             self.rails.enforce(step, &facts, call.head)?;
@@ -499,12 +587,13 @@ impl Guard {
         stack: &mut Stack,
         call: &Call,
         facts: &PathFacts,
+        has_input: bool,
     ) -> Result<Vec<Step>, ShellError> {
         let name = self.inner.name().to_string();
         let values: Vec<Value> = call.rest(engine_state, stack, 0)?;
         let texts: Vec<Option<String>> = values.iter().map(value_text).collect();
         if name == "run-external" {
-            return Ok(self.external_steps(engine_state, stack, &texts));
+            return Ok(self.external_steps(engine_state, stack, &texts, has_input));
         }
         let Some(class) = classify_builtin(&name) else {
             let mut step = Step::new(name.clone(), name, Category::Unknown);
@@ -596,6 +685,7 @@ impl Guard {
         engine_state: &EngineState,
         stack: &mut Stack,
         texts: &[Option<String>],
+        has_input: bool,
     ) -> Vec<Step> {
         let Some(Some(program)) = texts.first() else {
             let mut step = Step::new("^?", "^<not a string>", Category::Unknown);
@@ -610,6 +700,47 @@ impl Guard {
             })
             .collect();
         let mut plan = externals::classify(program, &args);
+        if plan.reads_program_from_stdin
+            && has_input
+            && let Some(first) = plan.steps.first_mut()
+        {
+            first.raise(
+                Verdict::Block,
+                "pipes data into an interpreter, which runs it as code",
+            );
+        }
+        // `nu -c '<script>'`: judged as Nushell, step by step.
+        for script in &plan.nested_nu {
+            let cwd = self.rails.facts.cwd().to_path_buf();
+            let inner = match super::plan_in(engine_state, script, &cwd) {
+                Ok(inner) => inner,
+                Err(_) => continue,
+            };
+            let facts = self.rails.facts.clone();
+            let worst = self.rails.with_judge(&facts, |judge| judge.decide(&inner));
+            if worst.verdict >= Verdict::Block
+                && let Some(first) = plan.steps.first_mut()
+            {
+                let reason = worst
+                    .deciding_rows()
+                    .next()
+                    .map(|r| format!("its nu script would {}: {}", r.command, r.reason))
+                    .unwrap_or_default();
+                first.raise(Verdict::Block, reason);
+            }
+        }
+        // A script this run wrote (a download) and now runs.
+        for step in &mut plan.steps {
+            let runs_written = step.targets.iter().any(|t| {
+                t.access == Access::Run
+                    && self
+                        .rails
+                        .written_this_run(&self.rails.facts.resolve(&t.value))
+            });
+            if runs_written {
+                step.raise(Verdict::Block, "runs a script written earlier in this run");
+            }
+        }
         // Code-injection variables in the environment the program gets.
         for name in stack.get_env_var_names(engine_state) {
             if super::code_injection_variable(&name)
@@ -727,5 +858,5 @@ pub fn guarded_engine(rails: Arc<Guardrails>) -> Engine {
             rails: rails.clone(),
         }));
     }
-    Engine::with_commands(guards)
+    Engine::with_commands(guards).with_hooks(rails)
 }

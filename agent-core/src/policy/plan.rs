@@ -79,6 +79,7 @@ fn plan_nested(engine: &EngineState, source: &str, depth: usize) -> Result<Plan,
         plan: Plan::default(),
         depth,
         cd: None,
+        known: Default::default(),
     };
     walker.block(&block);
     Ok(walker.plan)
@@ -93,6 +94,9 @@ struct Walker<'a> {
     /// The directory a literal `cd` moved to: later relative targets are
     /// read against it.
     cd: Option<String>,
+    /// Immutable variables bound to a value known before anything runs
+    /// (`let c = "rm"`), so `^$c` and `%$c` are judged as what they are.
+    known: std::collections::HashMap<nu_protocol::VarId, String>,
 }
 
 /// What the expression walk stops at.
@@ -227,15 +231,27 @@ impl<'a> Walker<'a> {
     }
 
     fn call(&mut self, call: &'a Call, span: Span) -> bool {
-        if call.parser_info.contains_key("percent_forced_builtin") {
-            let command = self.text(span);
-            self.push_dynamic(
-                &command,
-                "runs a builtin only known when it runs (`%$name`)",
-            );
-            return false;
-        }
-        let decl = self.ws.get_decl(call.decl_id);
+        let decl_id = match call.parser_info.get("percent_forced_builtin") {
+            None => call.decl_id,
+            Some(head) => {
+                // `%$name`: judged as the builtin when the name is known.
+                match self
+                    .value_of(head)
+                    .and_then(|n| self.ws.find_decl(n.as_bytes()))
+                {
+                    Some(id) => id,
+                    None => {
+                        let command = self.text(span);
+                        self.push_dynamic(
+                            &command,
+                            "runs a builtin only known when it runs (`%$name`)",
+                        );
+                        return false;
+                    }
+                }
+            }
+        };
+        let decl = self.ws.get_decl(decl_id);
         let name = decl.name().to_string();
         if let Some(body) = decl.block_id() {
             // A custom command: what it runs is what its body runs.
@@ -248,6 +264,9 @@ impl<'a> Walker<'a> {
             return self.push_external(&name, &args);
         }
         let command = self.text(span);
+        if matches!(name.as_str(), "let" | "const") {
+            self.bind(call);
+        }
         match name.as_str() {
             "run-external" => {
                 let mut args = positional(call);
@@ -255,7 +274,7 @@ impl<'a> Walker<'a> {
                     return false;
                 };
                 let rest: Vec<Arg> = args.map(|e| self.arg(e)).collect();
-                return match literal(program) {
+                return match self.value_of(program) {
                     Some(program) => self.push_external(&program, &rest),
                     None => {
                         self.push_dynamic(&command, "runs a program only known when it runs");
@@ -282,8 +301,7 @@ impl<'a> Walker<'a> {
             step.raise(Verdict::Block, reason);
         }
         let args: Vec<&Expression> = positional(call).collect();
-        let ws = self.ws;
-        let values: Vec<Option<String>> = args.iter().map(|e| literal_or_constant(ws, e)).collect();
+        let values: Vec<Option<String>> = args.iter().map(|e| self.value_of(e)).collect();
         step.dynamic = args
             .iter()
             .zip(&values)
@@ -400,8 +418,57 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The value of `expr` when it is known before anything runs: a
+    /// literal, a `$nu` constant, a constant expression (`[r m] | str
+    /// join`), or an immutable variable bound to one.
+    fn value_of(&self, expr: &Expression) -> Option<String> {
+        if let Some(text) = literal_or_constant(self.ws, expr) {
+            return Some(text);
+        }
+        if let Expr::Var(id) = bare(expr)
+            && let Some(text) = self.known.get(id)
+        {
+            return Some(text.clone());
+        }
+        if matches!(
+            bare(expr),
+            Expr::Subexpression(_) | Expr::StringInterpolation(_)
+        ) && let Ok(nu_protocol::Value::String { val, .. }) =
+            nu_protocol::eval_const::eval_constant(self.ws, expr)
+        {
+            return Some(val);
+        }
+        None
+    }
+
+    /// Remember `let name = <known value>` (never `mut`: it can change).
+    fn bind(&mut self, call: &Call) {
+        let mut args = positional(call);
+        let (Some(target), Some(value)) = (args.next(), args.next()) else {
+            return;
+        };
+        let Expr::VarDecl(id) = target.expr else {
+            return;
+        };
+        let value = match bare(value) {
+            Expr::Block(block) | Expr::Subexpression(block) => {
+                let block = self.ws.get_block(*block);
+                match block.pipelines.as_slice() {
+                    [pipeline] if pipeline.elements.len() == 1 => {
+                        self.value_of(&pipeline.elements[0].expr)
+                    }
+                    _ => None,
+                }
+            }
+            _ => self.value_of(value),
+        };
+        if let Some(value) = value {
+            self.known.insert(id, value);
+        }
+    }
+
     fn arg(&self, expr: &Expression) -> Arg {
-        match literal_or_constant(self.ws, expr) {
+        match self.value_of(expr) {
             Some(text) => Arg::Literal(text),
             None => Arg::Dynamic(self.text(expr.span)),
         }
@@ -415,7 +482,7 @@ impl<'a> Walker<'a> {
                 ExternalArgument::Spread(e) => Arg::Dynamic(self.text(e.span)),
             })
             .collect();
-        match literal(head) {
+        match self.value_of(head) {
             Some(program) => self.push_external(&program, &args),
             None => {
                 let command = self.text(span);

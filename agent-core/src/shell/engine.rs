@@ -1,13 +1,19 @@
 //! The base engine every session clones.
 
-use std::sync::OnceLock;
+use std::{
+    path::Path,
+    sync::{Arc, OnceLock},
+};
 
 use nu_protocol::{
     Config, UseAnsiColoring,
     engine::{Command, EngineState, StateWorkingSet},
 };
 
-use super::print::{Print, PrintSink};
+use super::{
+    Diagnostic, Outcome,
+    print::{Print, PrintSink},
+};
 
 /// Name of the variable that holds every run's full value (`$out.N`).
 pub(crate) const OUT_VARIABLE: &str = "out";
@@ -17,6 +23,19 @@ pub(crate) const OUT_VARIABLE: &str = "out";
 #[derive(Clone)]
 pub struct Engine {
     state: EngineState,
+    hooks: Option<Arc<dyn RunHooks>>,
+}
+
+/// Checks around every run of a session on an engine (the policy's runtime
+/// layer plugs in here).
+pub trait RunHooks: Send + Sync {
+    /// Before `source` is evaluated in `cwd`; an error stops the run before
+    /// anything runs.
+    fn before_run(&self, engine: &EngineState, source: &str, cwd: &Path) -> Result<(), Diagnostic>;
+
+    /// After the run; may turn a run that went on past a refused step into
+    /// an error.
+    fn after_run(&self, outcome: &mut Outcome);
 }
 
 impl Engine {
@@ -73,7 +92,18 @@ impl Engine {
             // the engine usable (without `$out`) if it ever does.
             eprintln!("nu-agent: engine setup: {err}");
         }
-        Engine { state }
+        Engine { state, hooks: None }
+    }
+
+    /// This engine with `hooks` around every run of its sessions.
+    pub fn with_hooks(mut self, hooks: Arc<dyn RunHooks>) -> Engine {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// The hooks around every run, if any.
+    pub fn hooks(&self) -> Option<&Arc<dyn RunHooks>> {
+        self.hooks.as_ref()
     }
 
     /// This engine with `rm` moving files to the trash (`true`, the

@@ -164,6 +164,21 @@ impl Session {
         limits: &Limits,
         cancel: &CancelToken,
     ) -> Outcome {
+        let Some(hooks) = self.base.hooks().cloned() else {
+            return self.run_unhooked(source, limits, cancel);
+        };
+        let cwd = self.cwd();
+        if let Err(diagnostic) = hooks.before_run(self.engine(), source, &cwd) {
+            let index = self.runs;
+            self.runs += 1;
+            return self.finish_failed(index, Instant::now(), diagnostic);
+        }
+        let mut outcome = self.run_unhooked(source, limits, cancel);
+        hooks.after_run(&mut outcome);
+        outcome
+    }
+
+    fn run_unhooked(&mut self, source: &str, limits: &Limits, cancel: &CancelToken) -> Outcome {
         let started = Instant::now();
         let index = self.runs;
         self.runs += 1;

@@ -71,10 +71,10 @@ enum Command {
         approval: ApprovalFlags,
         #[command(flatten)]
         overrides: PolicyOverrides,
-        /// Turn one enforcement layer off (static, guards or sandbox); for
-        /// tests that show the other layers hold.
+        /// Turn an enforcement layer off (static, guards or sandbox;
+        /// repeatable); for tests that show the other layers hold.
         #[arg(long, hide = true, value_name = "LAYER")]
-        disable_layer: Option<String>,
+        disable_layer: Vec<String>,
     },
     /// The policy: show it, or check a pipeline against it.
     Policy {
@@ -169,14 +169,20 @@ fn main() -> ExitCode {
                     return ExitCode::from(EXIT_FAILED);
                 }
             };
-            let layers = match disable_layer.as_deref().map(Layers::without) {
-                None => Layers::default(),
-                Some(Some(layers)) => layers,
-                Some(None) => {
-                    eprintln!("nu-agent: --disable-layer takes static, guards or sandbox");
-                    return ExitCode::from(EXIT_FAILED);
+            let mut layers = Layers::default();
+            for layer in &disable_layer {
+                match Layers::without(layer) {
+                    Some(off) => {
+                        layers.static_check &= off.static_check;
+                        layers.guards &= off.guards;
+                        layers.sandbox &= off.sandbox;
+                    }
+                    None => {
+                        eprintln!("nu-agent: --disable-layer takes static, guards or sandbox");
+                        return ExitCode::from(EXIT_FAILED);
+                    }
                 }
-            };
+            }
             let output = Output {
                 json,
                 observe,
@@ -247,7 +253,9 @@ impl PolicyOverrides {
                 sandbox::probe()
             );
             if self.sandbox.is_some() {
-                return Err(format!("{message}\nnothing was run; use --sandbox off to run without it"));
+                return Err(format!(
+                    "{message}\nnothing was run; use --sandbox off to run without it"
+                ));
             }
             // Configured, not asked for on the command line: go on without
             // it; the policy then asks before every write.
@@ -304,7 +312,11 @@ fn run(
     };
     let options = ShellOptions {
         layers,
-        worker_exe: std::env::current_exe().ok(),
+        // /proc/self/exe still works when the binary was replaced on disk
+        // (a rebuild) while this process runs.
+        worker_exe: Some(PathBuf::from("/proc/self/exe"))
+            .filter(|p| p.exists())
+            .or_else(|| std::env::current_exe().ok()),
         hook: None,
         audit,
     };
