@@ -11,6 +11,8 @@ export NU_AGENT_TEST_NU NU_AGENT_TEST_MODEL
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --all-targets --no-fail-fast "$@" 2>&1 | tee "$log"
-# One closing line for the whole suite.
+status=0
+cargo test --workspace --all-targets --no-fail-fast "$@" 2>&1 | tee "$log" || status=$?
+# One closing line for the whole suite, pass or fail.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"
