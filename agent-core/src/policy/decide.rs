@@ -200,6 +200,21 @@ impl Judge<'_> {
         for target in &step.targets {
             self.target(step, target.access, &target.value, &mut row);
         }
+        // One step that both reads a sensitive file and talks to the
+        // network (`^scp ~/.aws/credentials h:`, `curl -d @~/.ssh/id_rsa`).
+        let sends_sensitive = step.category == Category::Network
+            && step.targets.iter().any(|t| {
+                matches!(t.access, Access::Read | Access::Send)
+                    && !matches!(self.facts.judge_read(&t.value), ReadJudgement::Ordinary)
+            });
+        if sends_sensitive {
+            raise(
+                &mut row,
+                Verdict::Block,
+                "sends a sensitive file over the network",
+                "exfiltration",
+            );
+        }
         if step.recursive && step.category == Category::Delete {
             row.warning = true;
         }
