@@ -140,3 +140,50 @@ fn ctrl_c_stops_the_run_and_its_processes() {
         String::from_utf8_lossy(&leftover.stdout)
     );
 }
+
+/// `auto-read` with a read-only sandbox: a program the policy does not know
+/// runs without asking, because the kernel lets it only read.
+#[test]
+fn auto_read_runs_unknown_programs_inside_the_read_only_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let tool = bin.join("sometool");
+    std::fs::write(
+        &tool,
+        "#!/bin/sh\necho read-ok\necho x > \"$1\" 2>/dev/null && echo wrote\nexit 0\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let target = dir.path().join("written.txt");
+    let run = |mode: &str| {
+        Command::new(workspace_binary("nu-agent"))
+            .args(["run", "--mode", mode, "--sandbox", "read-only"])
+            .arg(format!("^sometool '{}'", target.display()))
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nu-agent")
+    };
+    // In confirm mode an unknown program asks, and nobody is there.
+    let asked = run("confirm");
+    assert_eq!(asked.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&asked.stderr).contains("nu_agent::policy::denied"));
+    // In auto-read it runs, and the sandbox keeps it from writing.
+    let ran = run("auto-read");
+    let stdout = stdout_of(&ran);
+    assert!(
+        stdout.contains("read-ok"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert!(!stdout.contains("wrote"), "{stdout}");
+    assert!(!target.exists());
+}
