@@ -84,3 +84,32 @@ fn routine_work_stays_allowed() {
         asked.join("\n")
     );
 }
+
+/// The static layer never panics on half-written pipelines: every prefix
+/// of every corpus case (as a model cut off mid-stream would send it) gets
+/// a verdict, and one that does not parse is refused.
+#[test]
+fn every_prefix_of_every_case_gets_a_verdict() {
+    let f = fixture().expect("fixture");
+    let facts = fixture_facts(f.home.clone(), f.workspace.clone());
+    let mut checked = 0;
+    for case in CASES {
+        let bounds: Vec<usize> = case
+            .pipeline
+            .char_indices()
+            .map(|(i, _)| i)
+            .filter(|i| *i <= 200)
+            .collect();
+        for end in bounds {
+            let prefix = &case.pipeline[..end];
+            let outcome = std::panic::catch_unwind(|| verdict_of(&facts, prefix));
+            assert!(
+                outcome.is_ok(),
+                "{}: panicked on the prefix {prefix:?}",
+                case.id
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 5_000, "only {checked} prefixes");
+}
