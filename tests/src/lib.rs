@@ -7,6 +7,7 @@ use std::{
 };
 
 pub mod redteam;
+pub mod tmux;
 
 /// The nu minor version the plugin speaks.
 pub const NU_VERSION_PREFIX: &str = "0.115.";

@@ -5,77 +5,22 @@
 
 use std::{
     path::{Path, PathBuf},
-    process::Command,
     time::{Duration, Instant},
 };
 
-use agent_e2e::{nu_binary, register_plugin};
+use agent_e2e::{nu_binary, register_plugin, tmux::Tmux};
 
 /// How long the plugin may take to show a prompt or finish a step (debug
 /// builds on a busy two-core machine).
 const STEP: Duration = Duration::from_secs(30);
 
-struct Tmux {
-    socket: String,
-    session: &'static str,
+/// Waiting on what the terminal shows.
+trait Waits {
+    fn wait_for_text(&self, text: &str);
+    fn wait_for_nu_prompt(&self, cwd_name: &str);
 }
 
-impl Tmux {
-    fn start(name: &str, cwd: &Path, command: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: format!("nu-agent-{name}-{}", std::process::id()),
-            session: "nu",
-        };
-        let status = Command::new("tmux")
-            .args([
-                "-L",
-                &tmux.socket,
-                "new-session",
-                "-d",
-                "-s",
-                tmux.session,
-                "-x",
-                "160",
-                "-y",
-                "40",
-            ])
-            .arg("-c")
-            .arg(cwd)
-            .arg(command)
-            .env("TERM", "xterm-256color")
-            .status()
-            .expect("tmux is installed (apt-get install tmux)");
-        assert!(status.success());
-        tmux
-    }
-
-    fn send(&self, keys: &[&str]) {
-        let status = Command::new("tmux")
-            .args(["-L", &self.socket, "send-keys", "-t", self.session])
-            .args(keys)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// The pane with its scrollback.
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args([
-                "-L",
-                &self.socket,
-                "capture-pane",
-                "-p",
-                "-S",
-                "-500",
-                "-t",
-                self.session,
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
+impl Waits for Tmux {
     fn wait_for_text(&self, text: &str) {
         let started = Instant::now();
         while !self.screen().contains(text) {
@@ -106,14 +51,6 @@ impl Tmux {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
     }
 }
 

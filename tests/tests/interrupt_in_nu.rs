@@ -2,72 +2,11 @@
 //! the processes it started, and leaves the plugin serving.
 
 use std::{
-    path::Path,
     process::Command,
     time::{Duration, Instant},
 };
 
-use agent_e2e::{nu_binary, register_plugin};
-
-struct Tmux {
-    socket: String,
-    session: &'static str,
-}
-
-impl Tmux {
-    fn start(cwd: &Path, command: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: format!("nu-agent-test-{}", std::process::id()),
-            session: "nu",
-        };
-        let status = Command::new("tmux")
-            .args([
-                "-L",
-                &tmux.socket,
-                "new-session",
-                "-d",
-                "-s",
-                tmux.session,
-                "-x",
-                "160",
-                "-y",
-                "40",
-            ])
-            .arg("-c")
-            .arg(cwd)
-            .arg(command)
-            .env("TERM", "xterm-256color")
-            .status()
-            .expect("tmux is installed (apt-get install tmux)");
-        assert!(status.success());
-        tmux
-    }
-
-    fn send(&self, keys: &[&str]) {
-        let status = Command::new("tmux")
-            .args(["-L", &self.socket, "send-keys", "-t", self.session])
-            .args(keys)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["-L", &self.socket, "capture-pane", "-p", "-t", self.session])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-    }
-}
+use agent_e2e::{nu_binary, register_plugin, tmux::Tmux};
 
 fn wait_for(what: &str, timeout: Duration, mut check: impl FnMut() -> bool) {
     let started = Instant::now();
@@ -87,7 +26,11 @@ fn ctrl_c_in_nu_stops_agent_run_and_the_plugin_keeps_serving() {
     let dir = tempfile::tempdir().unwrap();
     let registry = register_plugin(dir.path());
     let nu = nu_binary();
-    let tmux = Tmux::start(dir.path(), &format!("{} --no-config-file", nu.display()));
+    let tmux = Tmux::start(
+        "interrupt",
+        dir.path(),
+        &format!("{} --no-config-file", nu.display()),
+    );
     wait_for("the nu prompt", Duration::from_secs(20), || {
         tmux.screen().contains('>')
     });
