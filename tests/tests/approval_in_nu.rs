@@ -130,20 +130,7 @@ fn yes_runs_no_denies_and_the_plugin_keeps_serving() {
     tmux.wait_for_nu_prompt("work");
     assert!(!work.join("refused").exists());
 
-    let marker = dir.path().join("after.txt");
-    tmux.send(&[
-        &format!(
-            "agent run \"1 + 1\" | into string | save -f '{}'",
-            marker.display()
-        ),
-        "Enter",
-    ]);
-    assert_eq!(wait_for_file(&marker, &tmux), "2");
-    let pid_after = save_plugin_pid(&tmux, &dir.path().join("pid-after"));
-    assert_eq!(pid_before, pid_after, "the plugin was restarted");
-    if std::env::var_os("NU_AGENT_SHOW_SCREEN").is_some() {
-        eprintln!("{}", tmux.screen());
-    }
+    assert_the_same_plugin_still_answers(&tmux, dir.path(), &pid_before);
 }
 
 #[test]
@@ -183,7 +170,12 @@ fn a_risky_step_defaults_to_no_and_ctrl_c_at_the_prompt_answers_no() {
     tmux.wait_for_nu_prompt("work");
     assert!(!work.join("interrupted").exists());
 
-    let marker = dir.path().join("after.txt");
+    assert_the_same_plugin_still_answers(&tmux, dir.path(), &pid_before);
+}
+
+/// The plugin answers the next `agent run`, from the same process.
+fn assert_the_same_plugin_still_answers(tmux: &Tmux, dir: &Path, pid_before: &str) {
+    let marker = dir.join("after.txt");
     tmux.send(&[
         &format!(
             "agent run \"1 + 1\" | into string | save -f '{}'",
@@ -191,8 +183,8 @@ fn a_risky_step_defaults_to_no_and_ctrl_c_at_the_prompt_answers_no() {
         ),
         "Enter",
     ]);
-    assert_eq!(wait_for_file(&marker, &tmux), "2");
-    let pid_after = save_plugin_pid(&tmux, &dir.path().join("pid-after"));
+    assert_eq!(wait_for_file(&marker, tmux), "2");
+    let pid_after = save_plugin_pid(tmux, &dir.join("pid-after"));
     assert_eq!(pid_before, pid_after, "the plugin was restarted");
     if std::env::var_os("NU_AGENT_SHOW_SCREEN").is_some() {
         eprintln!("{}", tmux.screen());
