@@ -3,7 +3,7 @@
 //! in ordinary text is found.
 //!
 //! `NU_AGENT_FUZZ_CASES` sets the number of inputs per property (default
-//! 20,000); the README's figure comes from
+//! 20,000, so the suite stays quick); a million per property:
 //! `NU_AGENT_FUZZ_CASES=1000000 cargo test --release -p agent-core --test toolcall_fuzz`.
 
 use agent_core::llm::{Reply, ToolSchema, parse_reply};
