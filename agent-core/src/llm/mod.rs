@@ -3,9 +3,11 @@
 //! read out of a model's text.
 
 mod backend;
+mod download;
 mod tokenizer;
 mod toolcall;
 
 pub use backend::{LlmError, llama_backend};
+pub use download::{Download, DownloadError, Progress, fetch, part_path, sha256_of};
 pub use tokenizer::GgufTokenizer;
 pub use toolcall::{Reply, ToolCall, ToolSchema, parse_reply};
