@@ -4,10 +4,15 @@
 
 mod backend;
 mod download;
+mod gpu;
 mod tokenizer;
 mod toolcall;
 
 pub use backend::{LlmError, llama_backend};
 pub use download::{Download, DownloadError, Progress, fetch, part_path, sha256_of};
+pub use gpu::{
+    Gpu, GpuVendor, backend_hint, compiled_backends, detect as detect_gpus,
+    detect_in as detect_gpus_in,
+};
 pub use tokenizer::GgufTokenizer;
 pub use toolcall::{Reply, ToolCall, ToolSchema, parse_reply};
