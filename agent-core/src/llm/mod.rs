@@ -3,16 +3,22 @@
 //! read out of a model's text.
 
 mod backend;
+mod chat;
 mod download;
 mod gpu;
+mod scripted;
 mod tokenizer;
 mod toolcall;
 
 pub use backend::{LlmError, llama_backend};
+pub use chat::{
+    ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, Message, Role, ToolDef, Usage,
+};
 pub use download::{Download, DownloadError, Progress, fetch, part_path, sha256_of};
 pub use gpu::{
     Gpu, GpuVendor, backend_hint, compiled_backends, detect as detect_gpus,
     detect_in as detect_gpus_in,
 };
+pub use scripted::ScriptedBackend;
 pub use tokenizer::GgufTokenizer;
 pub use toolcall::{Reply, ToolCall, ToolSchema, parse_reply};

@@ -26,8 +26,12 @@ impl ToolSchema {
 }
 
 /// One valid call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
+    /// Names the call within its turn (`call_0`, ...), so a tool result
+    /// can say which call it answers.
+    #[serde(default)]
+    pub id: String,
     pub name: String,
     /// Always a JSON object holding at least the required arguments.
     pub arguments: Map<String, Value>,
@@ -77,6 +81,9 @@ pub fn parse_reply(text: &str, tools: &[ToolSchema]) -> Reply {
             // Not a call after all (a `{` in prose): keep the text.
             None => content.push_str(&rest[start..cursor]),
         }
+    }
+    for (i, call) in reply.calls.iter_mut().enumerate() {
+        call.id = format!("call_{i}");
     }
     reply.content = content.trim().to_string();
     if !problems.is_empty() {
@@ -325,7 +332,11 @@ fn call_from_json(
             missing.join(", ")
         ));
     }
-    Ok(ToolCall { name, arguments })
+    Ok(ToolCall {
+        id: String::new(),
+        name,
+        arguments,
+    })
 }
 
 /// A short, single-line excerpt for a message.
