@@ -20,6 +20,10 @@ pub enum LlmError {
     },
     #[error("the llama.cpp backend failed to start: {0}")]
     Backend(String),
+    #[error("{url}: {message}")]
+    Remote { url: String, message: String },
+    #[error("the conversation does not fit the model's context: {message}")]
+    ContextTooLong { message: String },
 }
 
 /// llama.cpp allows one backend per process; it lives for the process.

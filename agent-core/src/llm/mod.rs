@@ -6,6 +6,7 @@ mod backend;
 mod chat;
 mod download;
 mod gpu;
+mod openai;
 mod scripted;
 mod tokenizer;
 mod toolcall;
@@ -19,6 +20,7 @@ pub use gpu::{
     Gpu, GpuVendor, backend_hint, compiled_backends, detect as detect_gpus,
     detect_in as detect_gpus_in,
 };
+pub use openai::{OpenAiBackend, OpenAiConfig};
 pub use scripted::ScriptedBackend;
 pub use tokenizer::GgufTokenizer;
 pub use toolcall::{Reply, ToolCall, ToolSchema, parse_reply};
