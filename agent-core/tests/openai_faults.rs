@@ -15,8 +15,12 @@ use agent_core::{
         ChatBackend, ChatEvent, ChatRequest, FinishReason, LlmError, Message, OpenAiBackend,
         OpenAiConfig, ToolDef,
     },
+    policy::redact::Redactor,
     shell::CancelToken,
 };
+
+/// A secret value of the caller's environment.
+const CANARY: &str = "canary-5f0c2b9e-secret";
 
 /// One scripted answer: status line + headers + body as raw bytes, or
 /// silence.
@@ -74,6 +78,7 @@ impl Server {
             api_key: Some("sk-test".into()),
             timeout,
             retries: 2,
+            redactor: Redactor::from_env([("FAKE_API_KEY".to_string(), CANARY.to_string())]),
         })
     }
 }
@@ -279,9 +284,33 @@ fn missing_models_long_prompts_and_dead_servers_say_so() {
         api_key: None,
         timeout: Duration::from_secs(2),
         retries: 0,
+        redactor: Redactor::default(),
     })
     .chat(&request(), &mut |_| {}, &CancelToken::new())
     .unwrap_err()
     .to_string();
     assert!(dead.contains("cannot be reached"), "{dead}");
+}
+
+#[test]
+fn secrets_never_reach_the_remote_model() {
+    let server = Server::start(vec![sse(&[
+        r#"{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}"#,
+        "[DONE]",
+    ])]);
+    let mut request = request();
+    let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    request.messages.push(Message::tool(
+        "call_0",
+        format!("FAKE_API_KEY={CANARY}\nGITHUB_TOKEN={token}\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----"),
+    ));
+    server
+        .backend(Duration::from_secs(5))
+        .chat(&request, &mut |_| {}, &CancelToken::new())
+        .unwrap();
+    let sent = server.bodies.lock().unwrap().join("\n");
+    assert!(!sent.contains(CANARY), "{sent}");
+    assert!(!sent.contains(token), "{sent}");
+    assert!(!sent.contains("b3BlbnNzaC1rZXk"), "{sent}");
+    assert!(sent.contains("[REDACTED:"), "{sent}");
 }

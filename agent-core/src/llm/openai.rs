@@ -19,10 +19,10 @@ use super::{
     ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, LlmError, Message, Role, Usage,
     parse_reply,
 };
-use crate::shell::CancelToken;
+use crate::{policy::redact::Redactor, shell::CancelToken};
 
 /// Where and how to reach the server.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct OpenAiConfig {
     /// Up to and including `/v1`, e.g. `http://127.0.0.1:8080/v1`.
     pub base_url: String,
@@ -33,6 +33,9 @@ pub struct OpenAiConfig {
     pub timeout: Duration,
     /// Retries of a 429 / 5xx / refused connection.
     pub retries: u32,
+    /// Scrubs secrets (credential shapes, the caller's secret values) from
+    /// every string sent: the conversation leaves the machine.
+    pub redactor: Redactor,
 }
 
 /// The OpenAI-compatible backend.
@@ -68,9 +71,13 @@ impl OpenAiBackend {
     }
 }
 
-/// The request body.
-fn body(model: &str, request: &ChatRequest) -> Value {
-    let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
+/// The request body, every message redacted.
+fn body(model: &str, request: &ChatRequest, redactor: &Redactor) -> Value {
+    let messages: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|m| message_json(m, redactor))
+        .collect();
     let mut body = json!({
         "model": model,
         "messages": messages,
@@ -92,14 +99,14 @@ fn body(model: &str, request: &ChatRequest) -> Value {
     body
 }
 
-fn message_json(message: &Message) -> Value {
+fn message_json(message: &Message, redactor: &Redactor) -> Value {
     let role = match message.role {
         Role::System => "system",
         Role::User => "user",
         Role::Assistant => "assistant",
         Role::Tool => "tool",
     };
-    let mut value = json!({"role": role, "content": message.content});
+    let mut value = json!({"role": role, "content": redactor.redact(&message.content)});
     if !message.tool_calls.is_empty() {
         value["tool_calls"] = message
             .tool_calls
@@ -107,7 +114,7 @@ fn message_json(message: &Message) -> Value {
             .map(|c| {
                 json!({"id": c.id, "type": "function", "function": {
                     "name": c.name,
-                    "arguments": Value::Object(c.arguments.clone()).to_string()}})
+                    "arguments": redactor.redact(&Value::Object(c.arguments.clone()).to_string())}})
             })
             .collect();
     }
@@ -136,7 +143,7 @@ impl ChatBackend for OpenAiBackend {
         on_event: &mut dyn FnMut(ChatEvent),
         cancel: &CancelToken,
     ) -> Result<ChatTurn, LlmError> {
-        let body = body(&self.config.model, request).to_string();
+        let body = body(&self.config.model, request, &self.config.redactor).to_string();
         let mut attempt = 0;
         let response = loop {
             attempt += 1;
