@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails, PathFacts, Policy, Row,
     Step, Verdict, guarded_engine, label, plan_in,
-    sandbox::{self, Protections, SandboxMode, SandboxSpec, WorkerRequest},
+    sandbox::{self, SandboxMode, SandboxSpec, WorkerRequest},
 };
 use crate::{
     shell::{CancelToken, Diagnostic, Engine, Limits, Outcome, Session, SessionSeed},
@@ -120,7 +120,6 @@ pub struct PolicyShell {
     hook: Option<Box<dyn PolicyHook>>,
     seed: SessionSeed,
     worker_exe: Option<PathBuf>,
-    protections: Protections,
     rails: Arc<Guardrails>,
     session: Session,
     trusted_path: Vec<PathBuf>,
@@ -151,12 +150,11 @@ impl PolicyShell {
         options: ShellOptions,
     ) -> Result<PolicyShell, Diagnostic> {
         seed.filter.extra_allow.extend(policy.env.iter().cloned());
-        let protections = sandbox::probe();
         let trusted_path = seed_path(&seed);
         let sandboxed = options.layers.sandbox
             && policy.sandbox != SandboxMode::Off
             && options.worker_exe.is_some()
-            && protections.can_sandbox();
+            && sandbox::probe().can_sandbox();
         let facts = facts_for(&policy, &seed.cwd);
         let rails = Guardrails::new(
             policy.clone(),
@@ -179,7 +177,6 @@ impl PolicyShell {
             hook: options.hook,
             seed,
             worker_exe: options.worker_exe,
-            protections,
             rails,
             session,
             trusted_path,
@@ -266,16 +263,6 @@ impl PolicyShell {
     /// The in-process session (also renders values for the front ends).
     pub fn session(&self) -> &Session {
         &self.session
-    }
-
-    /// The effective policy.
-    pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-
-    /// What the kernel offers for the sandbox.
-    pub fn protections(&self) -> &Protections {
-        &self.protections
     }
 
     /// True when pipelines run in the Landlock + seccomp worker.

@@ -93,24 +93,9 @@ impl Guardrails {
         })
     }
 
-    /// The policy the guards enforce.
-    pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-
-    /// The path facts the guards judge against.
-    pub fn facts(&self) -> &PathFacts {
-        &self.facts
-    }
-
     /// Whether the OS sandbox for the policy's mode is in force.
     pub fn sandbox_enforced(&self) -> bool {
         self.sandbox_enforced
-    }
-
-    /// The approver the guards ask.
-    pub fn approver(&self) -> &Arc<dyn Approver> {
-        &self.approver
     }
 
     /// Judge with the session's "always" rules.

@@ -206,16 +206,6 @@ impl PathFacts {
         &self.cwd
     }
 
-    /// The writable roots.
-    pub fn writable(&self) -> &[PathBuf] {
-        &self.writable
-    }
-
-    /// The home directory, when known.
-    pub fn home(&self) -> Option<&Path> {
-        self.home.as_deref()
-    }
-
     /// A copy of these facts for another working directory.
     pub fn with_cwd(&self, cwd: PathBuf) -> PathFacts {
         PathFacts {
