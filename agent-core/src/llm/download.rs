@@ -20,7 +20,10 @@ pub struct Download {
     pub url: String,
     /// The final path; the transfer goes to `<dest>.part` until it is done.
     pub dest: PathBuf,
-    /// Expected SHA-256, lowercase hex.
+    /// Expected SHA-256, lowercase hex. When `None`, the sum the server
+    /// states is checked instead, if it states one: Hugging Face answers a
+    /// request for an LFS file with its SHA-256 in `X-Linked-Etag` (or
+    /// `ETag`); see [`fetch`].
     pub sha256: Option<String>,
 }
 
@@ -59,6 +62,13 @@ const ATTEMPTS: u32 = 5;
 
 /// Fetch `download`, calling `progress` as bytes arrive; returns the final
 /// path. A `<dest>.part` left by an earlier attempt is resumed.
+///
+/// Without `download.sha256`, a `HEAD` request that does not follow
+/// redirects asks the server for the file's sum first: a quoted or bare
+/// 64-hex-digit `X-Linked-Etag`, else `ETag`, is taken as the expected
+/// SHA-256 (Hugging Face's hub sends the LFS sum so, on the redirect it
+/// answers with). Any other answer (a git blob's 40-digit etag, none, an
+/// error) leaves the file unchecked, as before.
 pub fn fetch(
     download: &Download,
     progress: &mut dyn FnMut(Progress),
@@ -78,6 +88,10 @@ pub fn fetch(
         .timeout_recv_body(Some(Duration::from_secs(60)))
         .build()
         .into();
+    let expected = match &download.sha256 {
+        Some(sum) => Some(sum.clone()),
+        None => stated_sha256(&agent, &download.url),
+    };
     let mut attempts = 0;
     loop {
         attempts += 1;
@@ -93,7 +107,7 @@ pub fn fetch(
             Err(Transfer::Failed(error)) => return Err(error),
         }
     }
-    if let Some(expected) = &download.sha256 {
+    if let Some(expected) = &expected {
         let actual = sha256_of(&part).map_err(io(&part))?;
         if !actual.eq_ignore_ascii_case(expected) {
             let _ = std::fs::remove_file(&part);
@@ -105,6 +119,24 @@ pub fn fetch(
     }
     std::fs::rename(&part, &download.dest).map_err(io(&download.dest))?;
     Ok(download.dest.clone())
+}
+
+/// The SHA-256 the server states for `url` in `X-Linked-Etag` or `ETag`,
+/// asked with a `HEAD` request that does not follow redirects.
+fn stated_sha256(agent: &ureq::Agent, url: &str) -> Option<String> {
+    let response = agent
+        .head(url)
+        .config()
+        .max_redirects(0)
+        .build()
+        .call()
+        .ok()?;
+    ["x-linked-etag", "etag"].into_iter().find_map(|name| {
+        let value = response.headers().get(name)?.to_str().ok()?;
+        let sum = value.trim().trim_start_matches("W/").trim_matches('"');
+        (sum.len() == 64 && sum.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| sum.to_ascii_lowercase())
+    })
 }
 
 /// `model.gguf` → `model.gguf.part`.

@@ -3,23 +3,32 @@
 //! read out of a model's text.
 
 mod backend;
+mod catalog;
 mod chat;
 mod download;
+mod gguf;
 mod gpu;
+mod model_dir;
 mod openai;
 mod scripted;
 mod tokenizer;
 mod toolcall;
 
 pub use backend::{LlmError, llama_backend};
+pub use catalog::{Catalog, DEFAULT_HUB, Entry, HUB_ENV, Purpose, hub_base, physical_memory};
 pub use chat::{
     ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, Message, Role, ToolDef, Usage,
 };
 pub use download::{Download, DownloadError, Progress, fetch, part_path, sha256_of};
+pub use gguf::{
+    GgmlType, GgufError, GgufFile, GgufInfo, MetaArray, MetaValue, TensorInfo, ValueType,
+    file_type_name,
+};
 pub use gpu::{
     Gpu, GpuVendor, backend_hint, compiled_backends, detect as detect_gpus,
     detect_in as detect_gpus_in,
 };
+pub use model_dir::{ListedModel, ModelDir, ModelDirError};
 pub use openai::{OpenAiBackend, OpenAiConfig};
 pub use scripted::ScriptedBackend;
 pub use tokenizer::GgufTokenizer;
