@@ -69,6 +69,35 @@ impl OpenAiBackend {
             message: message.into(),
         }
     }
+
+    /// The error the server gives for `body` sent unstreamed and for one
+    /// token, if it gives one.
+    fn unstreamed_error(&self, body: &str) -> Option<LlmError> {
+        let mut body: Value = serde_json::from_str(body).ok()?;
+        let fields = body.as_object_mut()?;
+        fields.remove("stream_options");
+        fields.insert("stream".into(), json!(false));
+        fields.insert("max_tokens".into(), json!(1));
+        // A connection of its own: the server may have closed the pooled one.
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(self.config.timeout))
+            .build()
+            .into();
+        let mut call = agent
+            .post(&self.url())
+            .header("Content-Type", "application/json");
+        if let Some(key) = &self.config.api_key {
+            call = call.header("Authorization", format!("Bearer {key}"));
+        }
+        let response = call.send(body.to_string().as_bytes()).ok()?;
+        let status = response.status().as_u16();
+        if status == 200 {
+            return None;
+        }
+        let text = response.into_body().read_to_string().unwrap_or_default();
+        Some(status_error(self, status, &text))
+    }
 }
 
 /// The request body, every message redacted.
@@ -196,6 +225,7 @@ impl ChatBackend for OpenAiBackend {
         let mut turn = ChatTurn::default();
         let mut partial: Vec<PartialCall> = Vec::new();
         let mut done = false;
+        let mut answered = false;
         let reader = BufReader::new(response.into_body().into_reader());
         for line in reader.lines() {
             if cancel.is_cancelled() {
@@ -205,6 +235,7 @@ impl ChatBackend for OpenAiBackend {
             let Some(data) = line.strip_prefix("data:").map(str::trim) else {
                 continue;
             };
+            answered = true;
             if data == "[DONE]" {
                 done = true;
                 break;
@@ -267,6 +298,12 @@ impl ChatBackend for OpenAiBackend {
             }
         }
         if !done && turn.finish.is_none() {
+            // llama-cpp-python answers 200, then fails a request it cannot
+            // serve (a prompt longer than its context) and closes the stream
+            // empty; asked again unstreamed, it says why.
+            if !answered && let Some(error) = self.unstreamed_error(&body) {
+                return Err(error);
+            }
             return Err(self.remote("the server closed the stream before the answer ended"));
         }
         // Native calls, checked like text calls; otherwise calls in the text.
