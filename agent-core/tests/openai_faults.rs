@@ -123,6 +123,7 @@ fn request() -> ChatRequest {
                 "required": ["pipeline"]
             }),
         }],
+        tool_choice: Default::default(),
         max_tokens: 128,
         temperature: 0.0,
     }

@@ -88,15 +88,41 @@ impl ToolDef {
     }
 }
 
+/// Whether the model may, must or must not call a tool this turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides; a call it starts is held to the tool grammar.
+    #[default]
+    Auto,
+    /// The turn is one tool call.
+    Required,
+    /// No calls this turn.
+    None,
+}
+
 /// One request to a backend.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChatRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolDef>,
+    pub tool_choice: ToolChoice,
     /// Most tokens to generate in this turn.
     pub max_tokens: u32,
     /// 0 = greedy.
     pub temperature: f32,
+}
+
+impl ChatRequest {
+    /// A greedy request of up to 512 tokens, tools optional.
+    pub fn new(messages: Vec<Message>, tools: Vec<ToolDef>) -> ChatRequest {
+        ChatRequest {
+            messages,
+            tools,
+            tool_choice: ToolChoice::Auto,
+            max_tokens: 512,
+            temperature: 0.0,
+        }
+    }
 }
 
 /// Token counts of one turn.

@@ -8,6 +8,7 @@ mod chat;
 mod download;
 mod gguf;
 mod gpu;
+mod local;
 mod model_dir;
 mod openai;
 mod scripted;
@@ -17,7 +18,8 @@ mod toolcall;
 pub use backend::{LlmError, llama_backend};
 pub use catalog::{Catalog, DEFAULT_HUB, Entry, HUB_ENV, Purpose, hub_base, physical_memory};
 pub use chat::{
-    ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, Message, Role, ToolDef, Usage,
+    ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, Message, Role, ToolChoice,
+    ToolDef, Usage,
 };
 pub use download::{Download, DownloadError, Progress, fetch, part_path, sha256_of};
 pub use gguf::{
@@ -27,6 +29,10 @@ pub use gguf::{
 pub use gpu::{
     Gpu, GpuVendor, backend_hint, compiled_backends, detect as detect_gpus,
     detect_in as detect_gpus_in,
+};
+pub use local::{
+    ChatTemplate, LoadSpec, LocalBackend, LocalConfig, ModelHost, RenderedPrompt, Resident,
+    Segment, TemplateError, TurnOptions, py_json, tagged_call, tool_call_grammar,
 };
 pub use model_dir::{ListedModel, ModelDir, ModelDirError};
 pub use openai::{OpenAiBackend, OpenAiConfig};

@@ -16,8 +16,8 @@ use std::{
 use serde_json::{Value, json};
 
 use super::{
-    ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, LlmError, Message, Role, Usage,
-    parse_reply,
+    ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, LlmError, Message, Role,
+    ToolChoice, Usage, parse_reply,
 };
 use crate::{policy::redact::Redactor, shell::CancelToken};
 
@@ -124,6 +124,11 @@ fn body(model: &str, request: &ChatRequest, redactor: &Redactor) -> Value {
                     "name": t.name, "description": t.description, "parameters": t.parameters}})
             })
             .collect();
+        body["tool_choice"] = json!(match request.tool_choice {
+            ToolChoice::Auto => "auto",
+            ToolChoice::Required => "required",
+            ToolChoice::None => "none",
+        });
     }
     body
 }

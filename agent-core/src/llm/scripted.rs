@@ -116,6 +116,7 @@ mod tests {
                     "required": ["pipeline"]
                 }),
             }],
+            tool_choice: Default::default(),
             max_tokens: 256,
             temperature: 0.0,
         }

@@ -1,0 +1,382 @@
+//! One turn on a local context: render and tokenize the prompt, reuse the
+//! KV cache for the prefix it shares with what is already there (or load
+//! the fixed prefix from disk), evaluate the rest in chunks, then sample
+//! token by token under the tool-call grammar, streaming events, until the
+//! model ends, a call is complete, the budget is spent or the caller
+//! cancels.
+
+use std::path::Path;
+
+use llama_cpp_2::{
+    llama_batch::LlamaBatch,
+    sampling::LlamaSampler,
+    token::{LlamaToken, logit_bias::LlamaLogitBias},
+};
+
+use super::{
+    grammar::{CALL_OPENER, tool_call_grammar, trigger_patterns},
+    host::{BATCH, ChatContext, LoadedModel},
+    prefix_cache,
+    stream::StreamSplitter,
+    template::RenderedPrompt,
+};
+use crate::{
+    llm::{
+        ChatEvent, ChatRequest, ChatTurn, FinishReason, LlmError, ToolChoice, Usage, parse_reply,
+    },
+    shell::CancelToken,
+};
+
+/// How a turn samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TurnOptions {
+    /// Constrain calls with the grammar (on by default; off only to
+    /// measure what it buys).
+    pub grammar: bool,
+    /// Let the model reason in `<think>` where its template allows.
+    pub think: bool,
+    pub seed: u32,
+    /// Where the fixed prefix's KV state is cached; `None` = no disk cache.
+    pub prefix_cache: Option<std::path::PathBuf>,
+    /// Reuse the KV cache between turns (off only to measure it).
+    pub reuse: bool,
+    /// Generate until the budget whatever the model says (benchmarks of
+    /// decoding speed).
+    pub ignore_eog: bool,
+}
+
+impl Default for TurnOptions {
+    fn default() -> Self {
+        TurnOptions {
+            grammar: true,
+            think: false,
+            seed: 0x5eed,
+            prefix_cache: None,
+            reuse: true,
+            ignore_eog: false,
+        }
+    }
+}
+
+/// Run one turn of `request` on `context`.
+pub fn run_turn(
+    context: &mut ChatContext,
+    request: &ChatRequest,
+    options: &TurnOptions,
+    on_event: &mut dyn FnMut(ChatEvent),
+    cancel: &CancelToken,
+) -> Result<ChatTurn, LlmError> {
+    let model = context.model.clone();
+    let rendered = model
+        .template
+        .render(&request.messages, &request.tools, options.think)
+        .map_err(|e| LlmError::Backend(e.to_string()))?;
+    let (tokens, prefix_len) = tokenize(&model, &context.cached, &context.cached_text, &rendered);
+    let n_ctx = model.n_ctx as usize;
+    if tokens.len() + 1 >= n_ctx {
+        return Err(LlmError::ContextTooLong {
+            message: format!(
+                "the prompt is {} tokens and the context holds {n_ctx} (raise `model.context`, or start a new conversation)",
+                tokens.len()
+            ),
+        });
+    }
+    // Until this turn is over, the cache's text is unknown.
+    context.cached_text.clear();
+    if !options.reuse {
+        context.ctx.clear_kv_cache();
+        context.cached.clear();
+    }
+    let evaluated = match evaluate_prompt(
+        context,
+        &tokens,
+        prefix_len,
+        options.prefix_cache.as_deref(),
+        cancel,
+    )? {
+        Some(n) => n,
+        None => return Ok(cancelled_turn(tokens.len(), 0, on_event)),
+    };
+    let mut reply_bytes: Vec<u8> = Vec::new();
+
+    let budget = (request.max_tokens as usize).min(n_ctx - tokens.len() - 1);
+    let mut sampler = sampler(context, request, options, budget)?;
+    let in_reasoning = rendered.text.trim_end().ends_with("<think>");
+    let mut splitter = StreamSplitter::new(in_reasoning);
+    let mut batch = LlamaBatch::new(1, 1);
+    let vocab = model.model.vocab();
+    let mut generated = 0usize;
+    let mut piece = Vec::new();
+    let mut finish = FinishReason::Length;
+    while generated < budget {
+        if cancel.is_cancelled() {
+            finish = FinishReason::Cancelled;
+            break;
+        }
+        let token = sampler.sample(&context.ctx, -1);
+        if vocab.is_eog(token) && !options.ignore_eog {
+            finish = FinishReason::Stop;
+            break;
+        }
+        piece.clear();
+        vocab.token_to_piece_into(token, &mut piece, true, None);
+        splitter.push(&piece, on_event);
+        batch.clear();
+        let position = i32::try_from(context.cached.len()).unwrap_or(i32::MAX);
+        batch
+            .add(token, position, &[0], true)
+            .map_err(|e| LlmError::Backend(format!("batch: {e}")))?;
+        context
+            .ctx
+            .decode(&mut batch)
+            .map_err(|e| decode_error(e, n_ctx))?;
+        context.cached.push(token);
+        reply_bytes.extend_from_slice(&piece);
+        generated += 1;
+        if splitter.call_closed() {
+            finish = FinishReason::ToolCalls;
+            break;
+        }
+    }
+    // The cache now spells the prompt and the reply (when the reply is
+    // whole UTF-8: one cut mid-character cannot be matched next turn).
+    if let Ok(reply) = String::from_utf8(reply_bytes) {
+        context.cached_text = rendered.text.clone() + &reply;
+    }
+    let (mut text, held) = splitter.finish(on_event);
+    if in_reasoning {
+        text.insert_str(0, "<think>");
+    }
+    let schemas: Vec<_> = request.tools.iter().map(|t| t.schema()).collect();
+    let reply = parse_reply(&text, &schemas);
+    if reply.calls.is_empty() && !held.trim().is_empty() {
+        on_event(ChatEvent::Text(held));
+    }
+    for call in &reply.calls {
+        on_event(ChatEvent::ToolCall(call.clone()));
+    }
+    if !reply.calls.is_empty() && finish != FinishReason::Cancelled {
+        finish = FinishReason::ToolCalls;
+    }
+    let usage = Usage {
+        prompt_tokens: tokens.len() as u32,
+        prompt_evaluated: evaluated as u32,
+        completion_tokens: generated as u32,
+    };
+    on_event(ChatEvent::Usage(usage));
+    on_event(ChatEvent::Finish(finish));
+    Ok(ChatTurn {
+        content: reply.content,
+        reasoning: reply.reasoning,
+        tool_calls: reply.calls,
+        repair: reply.repair,
+        usage,
+        finish: Some(finish),
+    })
+}
+
+/// Tokens of the rendered prompt and how many of them are the fixed prefix.
+/// When the prompt continues the text already in the cache (the previous
+/// prompt and the model's reply, as the template renders it back), the
+/// cached tokens are kept as they are: the reply's tokens are not
+/// re-tokenized into a different split.
+pub(super) fn tokenize(
+    model: &LoadedModel,
+    cached: &[LlamaToken],
+    cached_text: &str,
+    rendered: &RenderedPrompt,
+) -> (Vec<LlamaToken>, Option<usize>) {
+    let vocab = model.model.vocab();
+    let continues = !cached_text.is_empty() && rendered.text.starts_with(cached_text);
+    let (mut tokens, from) = if continues {
+        (cached.to_vec(), cached_text.len())
+    } else {
+        let bos = vocab.bos();
+        let bos_text = String::from_utf8_lossy(&vocab.token_to_piece(bos, true, None)).into_owned();
+        let add_bos = vocab.should_add_bos()
+            && (bos_text.is_empty() || !rendered.text.starts_with(&bos_text));
+        (if add_bos { vec![bos] } else { Vec::new() }, 0)
+    };
+    let mut prefix_len = None;
+    for segment in &rendered.segments {
+        if segment.range.end <= from {
+            continue;
+        }
+        let start = segment.range.start.max(from);
+        if from == 0 && Some(start) == rendered.prefix_end {
+            prefix_len = Some(tokens.len());
+        }
+        let text = &rendered.text[start..segment.range.end];
+        tokens.extend(vocab.tokenize(text.as_bytes(), false, segment.special));
+    }
+    (tokens, prefix_len)
+}
+
+/// Bring the KV cache to `tokens` (all but the last, whose logits are then
+/// computed): keep the common prefix, load the fixed prefix from disk into
+/// an empty cache, decode the rest. Returns how many prompt tokens were
+/// evaluated, `None` when cancelled.
+fn evaluate_prompt(
+    context: &mut ChatContext,
+    tokens: &[LlamaToken],
+    prefix_len: Option<usize>,
+    cache_dir: Option<&Path>,
+    cancel: &CancelToken,
+) -> Result<Option<usize>, LlmError> {
+    let mut keep = context
+        .cached
+        .iter()
+        .zip(tokens)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if keep == tokens.len() {
+        // The last token must be decoded again to get its logits.
+        keep -= 1;
+    }
+    if keep < context.cached.len() {
+        if context
+            .ctx
+            .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
+            .is_err()
+        {
+            // Recurrent and hybrid models cannot drop a suffix.
+            context.ctx.clear_kv_cache();
+            keep = 0;
+        }
+        context.cached.truncate(keep);
+    }
+    let disk = match (cache_dir, prefix_len) {
+        (Some(dir), Some(p))
+            if p >= prefix_cache::MIN_PREFIX_TOKENS && p < tokens.len() && keep == 0 =>
+        {
+            let file = prefix_cache::file_for(dir, context, &tokens[..p]);
+            if prefix_cache::load(context, &file, &tokens[..p]) {
+                None
+            } else {
+                Some((file, p))
+            }
+        }
+        _ => None,
+    };
+    let start = context.cached.len();
+    let n_ctx = context.model.n_ctx as usize;
+    let mut batch = LlamaBatch::new(BATCH as usize, 1);
+    let mut position = start;
+    while position < tokens.len() {
+        if cancel.is_cancelled() {
+            return Ok(None);
+        }
+        let mut end = (position + BATCH as usize).min(tokens.len());
+        if let Some((_, p)) = &disk
+            && position < *p
+        {
+            end = end.min(*p);
+        }
+        batch.clear();
+        for (i, token) in tokens[position..end].iter().enumerate() {
+            let at = position + i;
+            batch
+                .add(*token, at as i32, &[0], at + 1 == tokens.len())
+                .map_err(|e| LlmError::Backend(format!("batch: {e}")))?;
+        }
+        context
+            .ctx
+            .decode(&mut batch)
+            .map_err(|e| decode_error(e, n_ctx))?;
+        context.cached.extend_from_slice(&tokens[position..end]);
+        position = end;
+        if let Some((file, p)) = &disk
+            && position == *p
+        {
+            prefix_cache::save(context, file, &tokens[..*p]);
+        }
+    }
+    Ok(Some(tokens.len() - start))
+}
+
+/// The sampler chain: the tool-call grammar first (lazy, or from the first
+/// token when a call is required), then greedy or temperature sampling.
+fn sampler(
+    context: &ChatContext,
+    request: &ChatRequest,
+    options: &TurnOptions,
+    budget: usize,
+) -> Result<LlamaSampler, LlmError> {
+    let model = &context.model.model;
+    let mut chain = Vec::new();
+    if options.grammar && !request.tools.is_empty() && request.tool_choice != ToolChoice::None {
+        let grammar = tool_call_grammar(&request.tools, budget);
+        let constrained = if request.tool_choice == ToolChoice::Required {
+            LlamaSampler::grammar(model, &grammar, "tagged")
+        } else {
+            let vocab = model.vocab();
+            let opener = vocab.tokenize(CALL_OPENER.as_bytes(), false, true);
+            // Where the opener is one token (Qwen), it triggers too.
+            let trigger_tokens: Vec<LlamaToken> = if opener.len() == 1 {
+                opener
+            } else {
+                Vec::new()
+            };
+            LlamaSampler::grammar_lazy_patterns(
+                model,
+                &grammar,
+                "root",
+                &trigger_patterns(),
+                &trigger_tokens,
+            )
+        };
+        chain.push(
+            constrained.map_err(|e| {
+                LlmError::Backend(format!("the tool-call grammar was refused: {e}"))
+            })?,
+        );
+    }
+    if options.ignore_eog {
+        let vocab = model.vocab();
+        let n_vocab = model.n_vocab();
+        let biases: Vec<LlamaLogitBias> = (0..n_vocab)
+            .map(LlamaToken)
+            .filter(|t| vocab.is_eog(*t))
+            .map(|t| LlamaLogitBias::new(t, f32::NEG_INFINITY))
+            .collect();
+        chain.push(LlamaSampler::logit_bias(n_vocab, &biases));
+    }
+    if request.temperature <= 0.0 {
+        chain.push(LlamaSampler::greedy());
+    } else {
+        chain.push(LlamaSampler::top_k(40));
+        chain.push(LlamaSampler::top_p(0.95, 1));
+        chain.push(LlamaSampler::min_p(0.05, 1));
+        chain.push(LlamaSampler::temp(request.temperature));
+        chain.push(LlamaSampler::dist(options.seed));
+    }
+    Ok(LlamaSampler::chain_simple(chain))
+}
+
+fn decode_error(e: llama_cpp_2::DecodeError, n_ctx: usize) -> LlmError {
+    match e {
+        llama_cpp_2::DecodeError::NoKvCacheSlot => LlmError::ContextTooLong {
+            message: format!("the context of {n_ctx} tokens is full"),
+        },
+        other => LlmError::Backend(format!("llama.cpp decode failed: {other}")),
+    }
+}
+
+fn cancelled_turn(
+    prompt: usize,
+    evaluated: usize,
+    on_event: &mut dyn FnMut(ChatEvent),
+) -> ChatTurn {
+    let usage = Usage {
+        prompt_tokens: prompt as u32,
+        prompt_evaluated: evaluated as u32,
+        completion_tokens: 0,
+    };
+    on_event(ChatEvent::Usage(usage));
+    on_event(ChatEvent::Finish(FinishReason::Cancelled));
+    ChatTurn {
+        usage,
+        finish: Some(FinishReason::Cancelled),
+        ..ChatTurn::default()
+    }
+}
