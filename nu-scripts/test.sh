@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what the tests need (the nu 0.115.1 host,
-# the test model) into ~/.cache/nu-agent, then runs every test.
+# the test model, llama-cpp-python's OpenAI-compatible server) into
+# ~/.cache/nu-agent, then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nu-agent/target}"
 NU_AGENT_TEST_NU="$(bash nu-scripts/install-nu.sh)"
 NU_AGENT_TEST_MODEL="$(bash nu-scripts/fetch-test-model.sh)"
-export NU_AGENT_TEST_NU NU_AGENT_TEST_MODEL
+NU_AGENT_LLAMA_CPP_PYTHON="$(bash nu-scripts/install-llama-cpp-python.sh)"
+export NU_AGENT_TEST_NU NU_AGENT_TEST_MODEL NU_AGENT_LLAMA_CPP_PYTHON
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
