@@ -385,3 +385,45 @@ fn broken_model_files_give_clear_errors() {
         );
     }
 }
+
+/// A call the model starts on its own (no call required) triggers the lazy
+/// grammar: it parses, and the text before it stays free.
+#[test]
+fn a_call_the_model_starts_itself_is_held_to_the_grammar() {
+    let mut backend = LocalBackend::new(config());
+    let mut calls = 0;
+    for request_text in [
+        "show the largest file",
+        "how much disk space is free",
+        "list the processes",
+    ] {
+        // Two earlier requests, each answered with a call first.
+        let mut messages = vec![Message::system(SYSTEM)];
+        for (i, (asked, pipeline, result)) in [
+            ("list the files", "ls", "a.txt b.txt"),
+            ("what is the date", "date now", "Sun, 22 Nov 2026"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let id = format!("call_{i}");
+            let mut arguments = serde_json::Map::new();
+            arguments.insert("pipeline".into(), json!(pipeline));
+            let call = agent_core::llm::ToolCall {
+                id: id.clone(),
+                name: "nu".into(),
+                arguments,
+            };
+            messages.push(Message::user(asked));
+            messages.push(Message::assistant("", vec![call]));
+            messages.push(Message::tool(&id, result));
+        }
+        messages.push(Message::user(request_text));
+        let mut request = ChatRequest::new(messages, tools());
+        request.max_tokens = 120;
+        let (turn, _) = chat(&mut backend, &request);
+        assert!(turn.repair.is_none(), "{request_text:?}: {turn:?}");
+        calls += turn.tool_calls.len();
+    }
+    assert!(calls > 0, "the model never started a call by itself");
+}
