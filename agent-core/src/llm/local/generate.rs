@@ -234,11 +234,10 @@ fn evaluate_prompt(
         keep -= 1;
     }
     if keep < context.cached.len() {
-        if context
+        let removed = context
             .ctx
-            .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
-            .is_err()
-        {
+            .clear_kv_cache_seq(Some(0), Some(keep as u32), None);
+        if !matches!(removed, Ok(true)) {
             // Recurrent and hybrid models cannot drop a suffix.
             context.ctx.clear_kv_cache();
             keep = 0;
