@@ -21,7 +21,14 @@ pub enum LlmError {
     #[error("the llama.cpp backend failed to start: {0}")]
     Backend(String),
     #[error("{url}: {message}")]
-    Remote { url: String, message: String },
+    Remote {
+        url: String,
+        message: String,
+        /// The server could not be reached at all (connection refused, no
+        /// such host, no answer in time), as opposed to an answer refusing
+        /// the request.
+        unreachable: bool,
+    },
     #[error("the conversation does not fit the model's context: {message}")]
     ContextTooLong { message: String },
 }

@@ -159,6 +159,9 @@ pub enum ChatEvent {
     ToolCall(ToolCall),
     Usage(Usage),
     Finish(FinishReason),
+    /// Something the user should see about the turn (e.g. a switch to the
+    /// local model), not part of the answer.
+    Notice(String),
 }
 
 /// The whole of one turn, once it is over.

@@ -67,6 +67,7 @@ impl OpenAiBackend {
         LlmError::Remote {
             url: self.url(),
             message: message.into(),
+            unreachable: false,
         }
     }
 
@@ -220,9 +221,19 @@ impl ChatBackend for OpenAiBackend {
                     std::thread::sleep(retry_in);
                 }
                 Err(error) => {
-                    return Err(self.remote(format!(
-                        "the server cannot be reached ({error}); is it running?"
-                    )));
+                    let unreachable = matches!(
+                        error,
+                        ureq::Error::Io(_)
+                            | ureq::Error::ConnectionFailed
+                            | ureq::Error::Timeout(_)
+                            | ureq::Error::HostNotFound
+                            | ureq::Error::ConnectProxyFailed(_)
+                    );
+                    return Err(LlmError::Remote {
+                        url: self.url(),
+                        message: format!("the server cannot be reached ({error}); is it running?"),
+                        unreachable,
+                    });
                 }
             }
         };
