@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use nu_protocol::Value;
 
 use crate::{
+    llm::ModelSettings,
     policy::{Policy, PolicyError},
     shell::{Engine, Limits, Session, SessionSeed},
 };
 
 /// Keys the configuration record may have.
-pub const CONFIG_KEYS: &[&str] = &["policy"];
+pub const CONFIG_KEYS: &[&str] = &["policy", "model"];
 
 /// The whole configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -20,6 +21,8 @@ pub struct AgentConfig {
     pub policy: Policy,
     /// The `policy.hook` closure, evaluated by the host (the plugin).
     pub policy_hook: Option<Value>,
+    /// The `model` record: backend, model and how to run it.
+    pub model: ModelSettings,
 }
 
 /// A configuration that does not validate.
@@ -75,6 +78,7 @@ impl AgentConfig {
                         .filter(|v| matches!(v, Value::Closure { .. }))
                         .cloned();
                 }
+                "model" => config.model = ModelSettings::from_value(value)?,
                 unknown => {
                     return Err(ConfigError {
                         key: unknown.to_string(),
@@ -102,9 +106,10 @@ impl AgentConfig {
             .unwrap_or_else(|| PathBuf::from("/"));
         let mut session = Session::new(Engine::standard(), SessionSeed::new(dir))
             .map_err(|d| file_error(d.summary()))?;
-        // The record is data: evaluate it as a constant-only expression.
+        // The record is data: evaluate it as a constant-only expression
+        // (NUON keeps durations and file sizes; JSON would make them ints).
         let outcome = session.run(
-            &format!("{text}\n| to json | from json"),
+            &format!("{text}\n| to nuon | from nuon"),
             &Limits::default(),
         );
         if let Some(diagnostic) = outcome.error {
@@ -159,6 +164,23 @@ mod tests {
         .unwrap();
         let config = AgentConfig::from_file(&path).unwrap();
         assert_eq!(config.policy.mode, crate::policy::Mode::ReadOnly);
+        std::fs::write(
+            &path,
+            "{ policy: { password_ttl: 1min }, model: { keep_alive: 90sec, context: 4096 } }",
+        )
+        .unwrap();
+        let config = AgentConfig::from_file(&path).unwrap();
+        assert_eq!(
+            config.policy.password_ttl,
+            std::time::Duration::from_secs(60)
+        );
+        assert_eq!(config.model.keep_alive, std::time::Duration::from_secs(90));
+        assert_eq!(config.model.context, Some(4096));
+        std::fs::write(&path, "{ model: { context: big } }").unwrap();
+        assert_eq!(
+            AgentConfig::from_file(&path).unwrap_err().key,
+            "model.context"
+        );
         std::fs::write(&path, "{ policy: { mode: 3 } }").unwrap();
         assert_eq!(
             AgentConfig::from_file(&path).unwrap_err().key,

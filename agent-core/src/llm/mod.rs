@@ -6,12 +6,15 @@ mod backend;
 mod catalog;
 mod chat;
 mod download;
+mod fallback;
 mod gguf;
 mod gpu;
+mod inventory;
 mod local;
 mod model_dir;
 mod openai;
 mod scripted;
+mod settings;
 mod tokenizer;
 mod toolcall;
 
@@ -22,6 +25,7 @@ pub use chat::{
     ToolDef, Usage,
 };
 pub use download::{Download, DownloadError, Progress, fetch, part_path, sha256_of};
+pub use fallback::FallbackBackend;
 pub use gguf::{
     GgmlType, GgufError, GgufFile, GgufInfo, MetaArray, MetaValue, TensorInfo, ValueType,
     file_type_name,
@@ -30,6 +34,10 @@ pub use gpu::{
     Gpu, GpuVendor, backend_hint, compiled_backends, detect as detect_gpus,
     detect_in as detect_gpus_in,
 };
+pub use inventory::{
+    GpuReport, InventoryError, ModelFacts, ModelRow, PullError, Pulled, catalog_entry, describe,
+    describe_entry, describe_file, is_resident, list_models, parameter_count, pull,
+};
 pub use local::{
     ChatTemplate, LoadSpec, LocalBackend, LocalConfig, ModelHost, RenderedPrompt, Resident,
     Segment, TemplateError, TurnOptions, py_json, tagged_call, tool_call_grammar,
@@ -37,5 +45,9 @@ pub use local::{
 pub use model_dir::{ListedModel, ModelDir, ModelDirError};
 pub use openai::{OpenAiBackend, OpenAiConfig};
 pub use scripted::ScriptedBackend;
+pub use settings::{
+    BACKEND_URL_ENV, BackendKind, DEFAULT_REMOTE_MODEL, EnvLookup, MODEL_ENV, MODEL_KEYS,
+    ModelSettings, ModelSetupError,
+};
 pub use tokenizer::GgufTokenizer;
 pub use toolcall::{Reply, ToolCall, ToolSchema, parse_reply};
