@@ -7,18 +7,43 @@ mod approver;
 mod commands;
 mod convert;
 mod hook;
+pub mod model_report;
+
+use std::{path::PathBuf, sync::Mutex};
 
 use nu_plugin::{Plugin, PluginCommand};
 
-pub use commands::{Agent, AgentPolicy, AgentPolicyCheck, AgentRun};
+pub use commands::{
+    Agent, AgentModel, AgentModelInfo, AgentModelList, AgentModelPull, AgentModelUse, AgentPolicy,
+    AgentPolicyCheck, AgentRun,
+};
 
 /// The `agent` plugin: registered with `plugin add nu_plugin_agent`.
 #[derive(Default)]
-pub struct AgentPlugin;
+pub struct AgentPlugin {
+    /// The model `agent model use` switched to, for this plugin process.
+    chosen_model: Mutex<Option<PathBuf>>,
+}
 
 impl AgentPlugin {
     pub fn new() -> Self {
-        AgentPlugin
+        AgentPlugin::default()
+    }
+
+    /// The model `agent model use` chose, if any.
+    pub fn chosen_model(&self) -> Option<PathBuf> {
+        self.chosen_model
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+    }
+
+    /// Use the model at `path` from now on.
+    pub fn choose_model(&self, path: PathBuf) {
+        *self
+            .chosen_model
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner()) = Some(path);
     }
 }
 
@@ -33,6 +58,11 @@ impl Plugin for AgentPlugin {
             Box::new(AgentRun),
             Box::new(AgentPolicy),
             Box::new(AgentPolicyCheck),
+            Box::new(AgentModel),
+            Box::new(AgentModelList),
+            Box::new(AgentModelInfo),
+            Box::new(AgentModelPull),
+            Box::new(AgentModelUse),
         ]
     }
 }

@@ -2,7 +2,10 @@
 
 use std::sync::Arc;
 
-use nu_plugin_agent::{Agent, AgentPlugin, AgentPolicy, AgentPolicyCheck, AgentRun};
+use nu_plugin_agent::{
+    Agent, AgentModel, AgentModelInfo, AgentModelList, AgentModelPull, AgentModelUse, AgentPlugin,
+    AgentPolicy, AgentPolicyCheck, AgentRun,
+};
 use nu_plugin_test_support::PluginTest;
 use nu_protocol::ShellError;
 
@@ -28,4 +31,13 @@ fn agent_policy_examples() -> Result<(), ShellError> {
 #[test]
 fn agent_policy_check_examples() -> Result<(), ShellError> {
     harness()?.test_command_examples(&AgentPolicyCheck)
+}
+
+#[test]
+fn agent_model_examples() -> Result<(), ShellError> {
+    harness()?.test_command_examples(&AgentModel)?;
+    harness()?.test_command_examples(&AgentModelList)?;
+    harness()?.test_command_examples(&AgentModelInfo)?;
+    harness()?.test_command_examples(&AgentModelPull)?;
+    harness()?.test_command_examples(&AgentModelUse)
 }

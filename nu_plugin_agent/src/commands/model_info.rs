@@ -1,0 +1,122 @@
+//! `agent model info`: one model's facts, whether it is loaded, the GPUs,
+//! and the backend settings in effect.
+
+use agent_core::llm::{Catalog, GpuReport, ModelHost, ModelSettings, describe, is_resident};
+use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
+use nu_protocol::{Category, Example, LabeledError, Signature, Span, SyntaxShape, Type, Value};
+
+use crate::{
+    AgentPlugin,
+    commands::model::{HostEnv, caller_settings, in_caller_dir, model_dir, model_error},
+    model_report::{info_value, settings_value},
+};
+
+/// `agent model info [name]`.
+pub struct AgentModelInfo;
+
+impl SimplePluginCommand for AgentModelInfo {
+    type Plugin = AgentPlugin;
+
+    fn name(&self) -> &str {
+        "agent model info"
+    }
+
+    fn signature(&self) -> Signature {
+        Signature::build(self.name())
+            .input_output_type(Type::Nothing, Type::record())
+            .optional(
+                "name",
+                SyntaxShape::String,
+                "A catalog name, a file name in the model directories, or a path (default: the model in use).",
+            )
+            .category(Category::Misc)
+    }
+
+    fn description(&self) -> &str {
+        "Show a model (by default the one in use): its GGUF facts, whether it is loaded, the GPUs, and the backend settings."
+    }
+
+    fn extra_description(&self) -> &str {
+        "The record holds the model's name, path, size, architecture, parameters, quantization, context and layers from its GGUF header (the catalog's facts for a model not pulled yet), `loaded` (context, GPU layers, threads, since when) when it is the model resident in the plugin, the `gpus` of this machine, the GPU backends compiled into this build, a `hint` with the rebuild command when a GPU is present but the build cannot use it, and the `backend` settings in effect (config, environment and `agent model use` applied)."
+    }
+
+    fn search_terms(&self) -> Vec<&str> {
+        vec![
+            "model", "gguf", "gpu", "cuda", "vulkan", "backend", "settings",
+        ]
+    }
+
+    fn examples(&self) -> Vec<Example<'_>> {
+        vec![
+            Example {
+                example: "agent model info",
+                description: "The model in use, the GPUs and the backend settings",
+                result: None,
+            },
+            Example {
+                example: "(agent model info smollm2-135m).quantization",
+                description: "A catalog model's quantization",
+                result: Some(Value::test_string("Q4_1")),
+            },
+            Example {
+                example: "(agent model info).backend.kind",
+                description: "The backend in use without configuration",
+                result: Some(Value::test_string("local")),
+            },
+        ]
+    }
+
+    fn run(
+        &self,
+        plugin: &AgentPlugin,
+        engine: &EngineInterface,
+        call: &EvaluatedCall,
+        _input: &Value,
+    ) -> Result<Value, LabeledError> {
+        let name: Option<String> = call.opt(0)?;
+        let env = HostEnv::read(engine);
+        let settings = caller_settings(plugin, engine, &env, call.head)?;
+        let span = call.positional.first().map_or(call.head, Value::span);
+        let name = match name {
+            Some(name) => in_caller_dir(&name, engine, &model_dir(&settings, &env, span)?)?,
+            None => settings.local_model_name(&|n| env.get(n), &Catalog::builtin()),
+        };
+        info_record(&settings, &env, &name, span, call.head)
+    }
+}
+
+/// The `agent model info` record of the model `name` means; an error at
+/// `name_span` when there is none.
+pub(crate) fn info_record(
+    settings: &ModelSettings,
+    env: &HostEnv,
+    name: &str,
+    name_span: Span,
+    span: Span,
+) -> Result<Value, LabeledError> {
+    let catalog = Catalog::builtin();
+    let dir = model_dir(settings, env, name_span)?;
+    let facts = describe(&dir, &catalog, name)
+        .map_err(|e| model_error(e.to_string(), "no such model", name_span))?;
+    let resident = ModelHost::global().resident();
+    let loaded = resident.as_ref().filter(|r| {
+        facts
+            .path
+            .as_deref()
+            .is_some_and(|p| is_resident(p, Some(r)))
+    });
+    let lookup = |n: &str| env.get(n);
+    let backend = settings_value(
+        settings,
+        &settings.local_model_name(&lookup, &catalog),
+        &settings.hub_url(&lookup),
+        span,
+    );
+    Ok(info_value(
+        &facts,
+        loaded,
+        &GpuReport::detect(),
+        backend,
+        span,
+    ))
+}
