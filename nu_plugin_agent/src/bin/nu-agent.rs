@@ -13,6 +13,10 @@ use std::{
 
 use agent_core::{
     config::AgentConfig,
+    llm::{
+        Catalog, DownloadError, GpuReport, ModelSettings, PullError, catalog_entry, describe,
+        list_models, pull,
+    },
     observe::{Budget, render_outcome},
     policy::{
         Approver, Judge, Layers, NonInteractive, Policy, PolicyShell, ShellOptions, check,
@@ -24,7 +28,10 @@ use agent_core::{
     ui::TerminalApprover,
 };
 use clap::{Args, Parser, Subcommand};
-use nu_protocol::Value;
+use nu_plugin_agent::model_report::{
+    PullProgress, info_value, pulled_value, rows_value, settings_value,
+};
+use nu_protocol::{Span, Value};
 
 /// Exit code of a run stopped by its time limit (as `timeout(1)`).
 const EXIT_TIMED_OUT: u8 = 124;
@@ -80,6 +87,40 @@ enum Command {
     Policy {
         #[command(subcommand)]
         command: PolicyCommand,
+    },
+    /// The models: list them, show one, pull one from the hub.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ModelCommand {
+    /// The GGUF files in the model directories and the catalog models not
+    /// pulled yet.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A model's facts (default: the configured one), the GPUs, and the
+    /// backend settings.
+    Info {
+        /// A catalog name, a file name in the model directories, or a path.
+        name: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Download a catalog model (default: the one for this machine) into
+    /// the model directory, with progress, resume and a checksum.
+    Pull {
+        /// A catalog model name, e.g. qwen3-1.7b.
+        name: Option<String>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -204,6 +245,122 @@ fn main() -> ExitCode {
             },
             PolicyCommand::Show { json } => policy_show(&config.policy, json),
         },
+        Command::Model { command } => model(command, config.model),
+    }
+}
+
+/// `nu-agent model ...`: the plugin's `agent model` records, printed as
+/// nu's table or as JSON.
+fn model(command: ModelCommand, settings: ModelSettings) -> ExitCode {
+    let lookup = |name: &str| std::env::var_os(name);
+    let settings = settings.with_env(&lookup);
+    let catalog = Catalog::builtin();
+    let span = Span::unknown();
+    let dir = match settings.model_dir(&lookup) {
+        Ok(dir) => dir,
+        Err(error) => {
+            eprintln!("nu-agent: {error}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let (value, json) = match command {
+        ModelCommand::List { json } => {
+            // No model is ever resident in this process.
+            let rows = list_models(&dir, &catalog, None);
+            for row in &rows {
+                if let Some(error) = &row.error {
+                    eprintln!("nu-agent: warning: {error}");
+                }
+            }
+            (rows_value(&rows, span), json)
+        }
+        ModelCommand::Info { name, json } => {
+            let model_name = settings.local_model_name(&lookup, &catalog);
+            let facts = match describe(&dir, &catalog, name.as_deref().unwrap_or(&model_name)) {
+                Ok(facts) => facts,
+                Err(error) => {
+                    eprintln!("nu-agent: {error}");
+                    return ExitCode::from(EXIT_FAILED);
+                }
+            };
+            let backend = settings_value(&settings, &model_name, &settings.hub_url(&lookup), span);
+            (
+                info_value(&facts, None, &GpuReport::detect(), backend, span),
+                json,
+            )
+        }
+        ModelCommand::Pull { name, json } => {
+            let name = name.unwrap_or_else(|| ModelSettings::default_entry(&catalog).name.clone());
+            let entry = match catalog_entry(&catalog, &name) {
+                Ok(entry) => entry,
+                Err(error) => {
+                    eprintln!("nu-agent: {error}");
+                    return ExitCode::from(EXIT_FAILED);
+                }
+            };
+            let cancel = cancel_on_ctrl_c();
+            let mut bar = PullProgress::new(&entry.name);
+            let result = pull(
+                entry,
+                &settings.hub_url(&lookup),
+                dir.path(),
+                &mut |progress| bar.update(progress),
+                &cancel,
+            );
+            bar.finish();
+            match result {
+                Ok(pulled) => (pulled_value(&pulled, span), json),
+                Err(error) => {
+                    eprintln!("nu-agent: model pull {}: {error}", entry.name);
+                    if matches!(error, PullError::Download(DownloadError::Cancelled { .. })) {
+                        eprintln!(
+                            "nu-agent: run `nu-agent model pull {}` again to resume",
+                            entry.name
+                        );
+                        return ExitCode::from(EXIT_INTERRUPTED);
+                    }
+                    return ExitCode::from(EXIT_FAILED);
+                }
+            }
+        }
+    };
+    print_value(&value, json)
+}
+
+/// Print `value` as nu's table, or as JSON.
+fn print_value(value: &Value, json: bool) -> ExitCode {
+    let seed = match SessionSeed::from_process() {
+        Ok(seed) => seed,
+        Err(err) => {
+            eprintln!("nu-agent: cannot read the current directory: {err}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let session = match Session::new(Engine::standard(), seed) {
+        Ok(session) => session,
+        Err(diagnostic) => {
+            eprintln!("{}", diagnostic.rendered);
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let text = if json {
+        session.pipe_value(value.clone(), "to json --indent 2")
+    } else {
+        render_for_terminal(&session, value)
+    };
+    match text {
+        Ok(text) => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes());
+            if !text.is_empty() && !text.ends_with('\n') {
+                let _ = stdout.write_all(b"\n");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(diagnostic) => {
+            eprintln!("{}", diagnostic.rendered);
+            ExitCode::from(EXIT_FAILED)
+        }
     }
 }
 
