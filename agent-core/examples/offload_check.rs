@@ -2,7 +2,7 @@
 //! devices llama.cpp sees and how many layers reached a GPU, then times 32
 //! greedy tokens.
 //!
-//! `cargo run -p agent-core --features vulkan --example offload_check [model.gguf]`
+//! `cargo run -p agent-core --features vulkan --example offload_check [model.gguf [threads]]`
 //!
 //! Exits with status 1 when no layer was offloaded. A CPU Vulkan driver
 //! (Mesa's lavapipe) is only used when named: `GGML_VK_VISIBLE_DEVICES=0`.
@@ -115,8 +115,14 @@ fn main() -> Result<ExitCode, Box<dyn Error>> {
         started.elapsed().as_secs_f64()
     );
 
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = i32::try_from(threads).unwrap_or(1);
+    let threads = match std::env::args().nth(2) {
+        Some(n) => n
+            .parse::<i32>()
+            .map_err(|e| format!("thread count {n:?}: {e}"))?,
+        None => {
+            std::thread::available_parallelism().map_or(1, |n| i32::try_from(n.get()).unwrap_or(1))
+        }
+    };
     let ctx_params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(512))
         .with_n_threads(threads)
@@ -162,14 +168,15 @@ fn main() -> Result<ExitCode, Box<dyn Error>> {
     println!("text: {:?}", String::from_utf8_lossy(&text));
     println!(
         "prompt: {} tokens in {:.3}s; generated: {} tokens in {:.3}s = {:.2} tokens/s \
-         (first {:.3}s, then {:.2} tokens/s)",
+         (first {:.3}s, then {:.2} tokens/s; {} CPU threads)",
         prompt.len(),
         prompt_secs,
         generated,
         gen_secs,
         generated as f64 / gen_secs.max(f64::EPSILON),
         first_token_secs,
-        generated.saturating_sub(1) as f64 / (gen_secs - first_token_secs).max(f64::EPSILON)
+        generated.saturating_sub(1) as f64 / (gen_secs - first_token_secs).max(f64::EPSILON),
+        threads
     );
 
     match offloaded_layers() {
