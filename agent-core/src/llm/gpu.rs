@@ -166,7 +166,7 @@ pub fn backend_hint(gpus: &[Gpu], compiled: &[&str]) -> Option<String> {
     let needs = match feature {
         "cuda" => " (needs the CUDA toolkit)",
         "rocm" => " (needs ROCm/HIP)",
-        "vulkan" => " (needs the Vulkan SDK: libvulkan-dev, glslc)",
+        "vulkan" => " (needs Vulkan headers newer than 1.3.239, glslc and spirv-headers)",
         _ => "",
     };
     Some(format!(
