@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 use nu_protocol::Value;
 
 use crate::{
+    agent::AgentSettings,
     llm::ModelSettings,
     policy::{Policy, PolicyError},
     shell::{Engine, Limits, Session, SessionSeed},
 };
 
 /// Keys the configuration record may have.
-pub const CONFIG_KEYS: &[&str] = &["policy", "model"];
+pub const CONFIG_KEYS: &[&str] = &["policy", "model", "agent"];
 
 /// The whole configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,6 +24,8 @@ pub struct AgentConfig {
     pub policy_hook: Option<Value>,
     /// The `model` record: backend, model and how to run it.
     pub model: ModelSettings,
+    /// The `agent` record: how the loop runs.
+    pub agent: AgentSettings,
 }
 
 /// A configuration that does not validate.
@@ -79,6 +82,7 @@ impl AgentConfig {
                         .cloned();
                 }
                 "model" => config.model = ModelSettings::from_value(value)?,
+                "agent" => config.agent = AgentSettings::from_value(value)?,
                 unknown => {
                     return Err(ConfigError {
                         key: unknown.to_string(),

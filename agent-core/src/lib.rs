@@ -5,6 +5,7 @@
 //! the next model turn. Front ends (the nu plugin, the `nu-agent` CLI) only
 //! translate and draw.
 
+pub mod agent;
 pub mod config;
 pub mod llm;
 pub mod observe;

@@ -14,7 +14,7 @@ mod local;
 mod model_dir;
 mod openai;
 mod scripted;
-mod settings;
+pub(crate) mod settings;
 mod tokenizer;
 mod toolcall;
 

@@ -441,7 +441,7 @@ fn error(key: &str, message: impl Into<String>) -> ConfigError {
     }
 }
 
-fn string(key: &str, value: &Value) -> Result<String, ConfigError> {
+pub(crate) fn string(key: &str, value: &Value) -> Result<String, ConfigError> {
     match value {
         Value::String { val, .. } => Ok(val.clone()),
         other => Err(error(
@@ -460,7 +460,7 @@ fn non_empty(key: &str, value: &Value) -> Result<String, ConfigError> {
     Ok(text.to_string())
 }
 
-fn boolean(key: &str, value: &Value) -> Result<bool, ConfigError> {
+pub(crate) fn boolean(key: &str, value: &Value) -> Result<bool, ConfigError> {
     match value {
         Value::Bool { val, .. } => Ok(*val),
         other => Err(error(
@@ -471,7 +471,7 @@ fn boolean(key: &str, value: &Value) -> Result<bool, ConfigError> {
 }
 
 /// A non-negative int that fits in 32 bits.
-fn count(key: &str, value: &Value) -> Result<u32, ConfigError> {
+pub(crate) fn count(key: &str, value: &Value) -> Result<u32, ConfigError> {
     match value {
         Value::Int { val, .. } => u32::try_from(*val).map_err(|_| {
             error(
@@ -507,7 +507,7 @@ fn temperature(key: &str, value: &Value) -> Result<f32, ConfigError> {
 }
 
 /// A duration (`5min`), a number of seconds, or a string such as `30s`.
-fn duration(key: &str, value: &Value) -> Result<Duration, ConfigError> {
+pub(crate) fn duration(key: &str, value: &Value) -> Result<Duration, ConfigError> {
     let bad = |got: String| error(key, format!("expected a duration such as 5min, got {got}"));
     match value {
         Value::Duration { val, .. } => u64::try_from(*val)

@@ -126,6 +126,8 @@ pub struct PolicyShell {
     audit: Option<AuditLog>,
     /// Names this session in the audit log.
     session_id: String,
+    /// The values of the runs made in sandbox workers (`$out` there).
+    worker_outs: Vec<Value>,
 }
 
 /// How to set up a [`PolicyShell`].
@@ -189,6 +191,7 @@ impl PolicyShell {
                     .map(|d| d.as_millis())
                     .unwrap_or(0)
             ),
+            worker_outs: Vec::new(),
         })
     }
 
@@ -263,6 +266,16 @@ impl PolicyShell {
     /// The in-process session (also renders values for the front ends).
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// The full value of run `index` (`$out.N`): only pipelines that ran
+    /// are numbered.
+    pub fn out(&self, index: usize) -> Option<Value> {
+        if self.sandboxed() {
+            self.worker_outs.get(index).cloned()
+        } else {
+            self.session.out(index)
+        }
     }
 
     /// True when pipelines run in the Landlock + seccomp worker.
@@ -440,7 +453,10 @@ impl PolicyShell {
             }
         }
         let outcome = if self.sandboxed() {
-            self.run_in_worker(pipeline, &approved_steps, limits, cancel)
+            let mut outcome = self.run_in_worker(pipeline, &approved_steps, limits, cancel);
+            outcome.index = self.worker_outs.len();
+            self.worker_outs.push(outcome.value.clone());
+            outcome
         } else {
             self.rails.begin_run(pipeline, &approved_steps);
             self.session.run_cancellable(pipeline, limits, cancel)
@@ -527,6 +543,7 @@ impl PolicyShell {
             source: pipeline.to_string(),
             limits: limits.clone(),
             policy: serde_json::to_value(&worker_policy).unwrap_or(serde_json::Value::Null),
+            outs: carried_outs(&self.worker_outs),
         };
         let exe = self.worker_exe.clone().unwrap_or_default();
         sandbox::run_sandboxed(&exe, &request, cancel, self.approver.as_ref())
@@ -551,6 +568,31 @@ impl PolicyShell {
             guard_events: Vec::new(),
         }
     }
+}
+
+/// Most bytes of earlier results handed to a sandbox worker as `$out`.
+const CARRIED_OUT_BYTES: usize = 16 * 1024 * 1024;
+
+/// `$out` for the next worker: the newest values that fit in
+/// [`CARRIED_OUT_BYTES`] of JSON; older ones beyond that arrive as nothing.
+fn carried_outs(outs: &[Value]) -> Vec<Value> {
+    let mut left = CARRIED_OUT_BYTES;
+    let mut carried: Vec<Value> = outs
+        .iter()
+        .rev()
+        .map(|value| {
+            let size = serde_json::to_vec(value).map_or(usize::MAX, |json| json.len());
+            if size <= left {
+                left -= size;
+                value.clone()
+            } else {
+                left = 0;
+                Value::nothing(Span::unknown())
+            }
+        })
+        .collect();
+    carried.reverse();
+    carried
 }
 
 fn hook_row(verdict: Verdict, reason: &str) -> Row {

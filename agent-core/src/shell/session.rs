@@ -151,6 +151,16 @@ impl Session {
         }
     }
 
+    /// Start `$out` with `values` (the results of runs made elsewhere, e.g.
+    /// in earlier sandbox workers): the next run is `$out.{values.len()}`.
+    pub fn carry_out(&mut self, values: Vec<Value>) {
+        self.runs = values.len();
+        if let Some(var) = self.out_var {
+            self.stack
+                .add_var(var, Value::list(values, Span::unknown()));
+        }
+    }
+
     /// Run `source` to completion or until a limit stops it.
     pub fn run(&mut self, source: &str, limits: &Limits) -> Outcome {
         self.run_cancellable(source, limits, &CancelToken::new())

@@ -339,6 +339,7 @@ mod tests {
             source: "ls".into(),
             limits: Limits::default(),
             policy: serde_json::Value::Null,
+            outs: Vec::new(),
         }
     }
 

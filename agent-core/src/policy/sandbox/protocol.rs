@@ -36,6 +36,9 @@ pub struct WorkerRequest {
     pub limits: Limits,
     /// Handed unread to the engine builder (the policy the guards enforce).
     pub policy: serde_json::Value,
+    /// The values of the session's earlier runs, as `$out` starts.
+    #[serde(default)]
+    pub outs: Vec<nu_protocol::Value>,
 }
 
 /// Worker → parent.

@@ -133,6 +133,7 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
             return EXIT_FAILED;
         }
     };
+    session.carry_out(request.outs);
     let outcome = session.run_cancellable(&request.source, &request.limits, &cancel);
     send_done(&output, outcome);
     0

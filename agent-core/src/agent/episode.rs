@@ -1,0 +1,568 @@
+//! The agent loop: model turn → proposed pipeline → policy → run → observe
+//! → model turn …, until the model answers, the step limit is reached, an
+//! error stops it, or it is cancelled. It knows nothing of terminals: it
+//! reports [`AgentEvent`]s to a sink and returns an [`Ending`].
+
+use std::{
+    sync::{
+        Arc,
+        mpsc::{self, Receiver, Sender},
+    },
+    time::{Duration, Instant},
+};
+
+use nu_protocol::Value;
+
+use super::{
+    AgentEvent, AgentState, PromptKind, StepStatus,
+    compact::{self, estimate},
+    tools::{Action, command_help, tool_defs},
+};
+use crate::{
+    llm::{ChatBackend, ChatEvent, ChatRequest, FinishReason, LlmError, Message, Role, ToolChoice},
+    observe::{Budget, render, render_outcome},
+    policy::{BLOCKED_CODE, DENIED_CODE, Decision, PolicyShell, Ran, Verdict},
+    shell::{CancelToken, Limits},
+};
+
+/// Where the loop's events go: the front end's view, a test's list.
+pub type EventSink = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
+
+/// Prompt tokens kept free for the tools' definitions and the template.
+const TOOLS_RESERVE: usize = 400;
+/// Retries of a turn whose prompt did not fit, each after shortening more.
+const CONTEXT_RETRIES: usize = 2;
+
+/// How the loop runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentOptions {
+    pub kind: PromptKind,
+    /// Most model turns per request (`ask --max-steps`).
+    pub max_steps: usize,
+    /// `Required` makes every turn a tool call (small local models only
+    /// call tools when held to it); `Auto` lets the model answer in text.
+    pub tool_choice: ToolChoice,
+    /// Tokens of one result's rendering for the model.
+    pub observe_tokens: usize,
+    /// The model's context, in tokens: older messages are shortened to
+    /// stay inside it.
+    pub context_tokens: usize,
+    /// Most tokens per model turn.
+    pub max_tokens: u32,
+    pub temperature: f32,
+    /// Wall-clock limit of one pipeline.
+    pub step_timeout: Option<Duration>,
+}
+
+impl Default for AgentOptions {
+    fn default() -> AgentOptions {
+        AgentOptions {
+            kind: PromptKind::Task,
+            max_steps: 15,
+            tool_choice: ToolChoice::Auto,
+            observe_tokens: 1_500,
+            context_tokens: 8_192,
+            max_tokens: 1_024,
+            temperature: 0.2,
+            step_timeout: Some(Duration::from_secs(300)),
+        }
+    }
+}
+
+/// Something from outside the loop, taken in between model turns.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inbound {
+    /// A note the model should know about (a background job finished, the
+    /// user approved something late), shown to the user and the model.
+    Note(String),
+}
+
+/// How a request ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// The model answered; `data` is the `$out.N` it returned.
+    Answered { text: String, data: Option<Value> },
+    /// Stopped without an answer.
+    Failed(String),
+    /// Cancelled (Ctrl+C).
+    Cancelled,
+}
+
+impl Ending {
+    /// `answered`, `failed` or `cancelled`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Ending::Answered { .. } => "answered",
+            Ending::Failed(_) => "failed",
+            Ending::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Where the conversation is recorded as it grows (the history).
+pub trait Transcript: Send {
+    /// A message joined the conversation.
+    fn message(&mut self, message: &Message);
+    /// Something the user was told (e.g. messages were shortened).
+    fn notice(&mut self, text: &str);
+    /// A request ended after `steps` model turns.
+    fn end(&mut self, ending: &Ending, steps: usize);
+}
+
+/// One conversation: a backend, a policy shell and the messages so far.
+pub struct Agent {
+    backend: Box<dyn ChatBackend>,
+    shell: PolicyShell,
+    options: AgentOptions,
+    messages: Vec<Message>,
+    sink: EventSink,
+    transcript: Option<Box<dyn Transcript>>,
+    inbox: Receiver<Inbound>,
+    inbox_sender: Sender<Inbound>,
+    state: AgentState,
+    /// The `$out` index the last answer returned.
+    answered_out: Option<usize>,
+}
+
+/// What a model turn gave, for the loop.
+enum TurnResult {
+    Turn(crate::llm::ChatTurn),
+    End(Ending),
+}
+
+impl Agent {
+    /// A new conversation with `system_prompt`.
+    pub fn new(
+        backend: Box<dyn ChatBackend>,
+        shell: PolicyShell,
+        options: AgentOptions,
+        system_prompt: String,
+        sink: EventSink,
+    ) -> Agent {
+        Agent::resume(backend, shell, options, system_prompt, Vec::new(), sink)
+    }
+
+    /// A conversation that goes on from `messages` (`ask --continue`); the
+    /// system prompt is today's.
+    pub fn resume(
+        backend: Box<dyn ChatBackend>,
+        shell: PolicyShell,
+        options: AgentOptions,
+        system_prompt: String,
+        messages: Vec<Message>,
+        sink: EventSink,
+    ) -> Agent {
+        let (inbox_sender, inbox) = mpsc::channel();
+        let mut all = vec![Message::system(system_prompt)];
+        all.extend(messages.into_iter().filter(|m| m.role != Role::System));
+        Agent {
+            backend,
+            shell,
+            options,
+            messages: all,
+            sink,
+            transcript: None,
+            inbox,
+            inbox_sender,
+            state: AgentState::Thinking,
+            answered_out: None,
+        }
+    }
+
+    /// Record the conversation in `transcript` from now on.
+    pub fn with_transcript(mut self, transcript: Box<dyn Transcript>) -> Agent {
+        self.transcript = Some(transcript);
+        self
+    }
+
+    /// Where outside events are sent; they are taken between model turns.
+    pub fn inbox(&self) -> Sender<Inbound> {
+        self.inbox_sender.clone()
+    }
+
+    /// The conversation so far, system prompt first.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Where the loop is.
+    pub fn state(&self) -> AgentState {
+        self.state
+    }
+
+    /// The policy shell the pipelines run in.
+    pub fn shell(&self) -> &PolicyShell {
+        &self.shell
+    }
+
+    /// The backend's name.
+    pub fn backend_name(&self) -> String {
+        self.backend.name()
+    }
+
+    fn emit(&mut self, event: AgentEvent) {
+        if let Some(state) = event.state() {
+            self.state = state;
+        }
+        (self.sink)(&event);
+    }
+
+    fn push(&mut self, message: Message) {
+        if let Some(transcript) = &mut self.transcript {
+            transcript.message(&message);
+        }
+        self.messages.push(message);
+    }
+
+    fn notice(&mut self, text: String) {
+        if let Some(transcript) = &mut self.transcript {
+            transcript.notice(&text);
+        }
+        self.emit(AgentEvent::Notice(text));
+    }
+
+    /// Work on `request` until the model answers or the loop stops.
+    pub fn run(&mut self, request: &str, cancel: &CancelToken) -> Ending {
+        self.push(Message::user(request));
+        let mut steps = 0;
+        let ending = self.steps(&mut steps, cancel);
+        match &ending {
+            Ending::Answered { text, data } => {
+                let out = data.as_ref().and(self.answered_out);
+                self.emit(AgentEvent::Answered {
+                    text: text.clone(),
+                    out,
+                })
+            }
+            Ending::Failed(error) => self.emit(AgentEvent::Failed {
+                error: error.clone(),
+            }),
+            Ending::Cancelled => self.emit(AgentEvent::Cancelled),
+        }
+        if let Some(transcript) = &mut self.transcript {
+            transcript.end(&ending, steps);
+        }
+        ending
+    }
+
+    fn steps(&mut self, steps: &mut usize, cancel: &CancelToken) -> Ending {
+        loop {
+            if cancel.is_cancelled() {
+                return Ending::Cancelled;
+            }
+            while let Ok(Inbound::Note(note)) = self.inbox.try_recv() {
+                self.emit(AgentEvent::External(note.clone()));
+                self.push(Message::user(format!("[event] {note}")));
+            }
+            if *steps >= self.options.max_steps {
+                return Ending::Failed(format!(
+                    "no answer after {} steps; raise the limit with --max-steps, or ask a narrower question",
+                    self.options.max_steps
+                ));
+            }
+            *steps += 1;
+            let step = *steps;
+            self.emit(AgentEvent::Thinking {
+                step,
+                max_steps: self.options.max_steps,
+            });
+            let turn = match self.model_turn(cancel) {
+                TurnResult::Turn(turn) => turn,
+                TurnResult::End(ending) => return ending,
+            };
+            if let Some(repair) = turn.repair.clone() {
+                self.emit(AgentEvent::Repaired {
+                    step,
+                    message: repair.clone(),
+                });
+                self.push(Message::assistant(turn.content.clone(), Vec::new()));
+                self.push(Message::user(repair));
+                continue;
+            }
+            if turn.tool_calls.is_empty() {
+                let text = turn.content.trim().to_string();
+                if text.is_empty() {
+                    let message =
+                        "Your reply was empty. Call a tool: `nu` to run a pipeline, or `answer`."
+                            .to_string();
+                    self.emit(AgentEvent::Repaired {
+                        step,
+                        message: message.clone(),
+                    });
+                    self.push(Message::assistant("", Vec::new()));
+                    self.push(Message::user(message));
+                    continue;
+                }
+                self.push(Message::assistant(turn.content.clone(), Vec::new()));
+                self.answered_out = None;
+                return Ending::Answered { text, data: None };
+            }
+            self.push(Message::assistant(
+                turn.content.clone(),
+                turn.tool_calls.clone(),
+            ));
+            for call in &turn.tool_calls {
+                if cancel.is_cancelled() {
+                    return Ending::Cancelled;
+                }
+                let result = match Action::from_call(call) {
+                    Action::Run { pipeline, why } => {
+                        if self.may_run() {
+                            self.run_step(step, &pipeline, &why, cancel)
+                        } else {
+                            "Nothing may run here: explain from what you were shown, then call `answer`.".to_string()
+                        }
+                    }
+                    Action::Help { command } => {
+                        self.emit(AgentEvent::LookedUp {
+                            step,
+                            command: command.clone(),
+                        });
+                        command_help(self.shell.session().engine_state(), &command)
+                    }
+                    Action::Answer { text, out } => match out {
+                        None => {
+                            self.answered_out = None;
+                            return Ending::Answered { text, data: None };
+                        }
+                        Some(n) => match self.shell.out(n) {
+                            Some(value) => {
+                                self.answered_out = Some(n);
+                                return Ending::Answered {
+                                    text,
+                                    data: Some(value),
+                                };
+                            }
+                            None => format!(
+                                "There is no $out.{n}: {}. Answer again with an existing one, or without `out`.",
+                                self.outs_so_far()
+                            ),
+                        },
+                    },
+                    Action::Invalid(message) => message,
+                };
+                self.push(Message::tool(call.id.clone(), result));
+            }
+        }
+    }
+
+    /// One model turn, the conversation fitted to the context first; a
+    /// prompt that still does not fit is shortened further and retried.
+    fn model_turn(&mut self, cancel: &CancelToken) -> TurnResult {
+        let tools = tool_defs(self.may_run());
+        let reserve = self.options.max_tokens as usize + TOOLS_RESERVE;
+        let mut limit = self.options.context_tokens.saturating_sub(reserve).max(256);
+        for attempt in 0..=CONTEXT_RETRIES {
+            if let Some(notice) = compact::fit(&mut self.messages, limit) {
+                self.notice(notice);
+            }
+            let request = ChatRequest {
+                messages: self.messages.clone(),
+                tools: tools.clone(),
+                tool_choice: self.options.tool_choice,
+                max_tokens: self.options.max_tokens,
+                temperature: self.options.temperature,
+            };
+            let sink = self.sink.clone();
+            let mut notices = Vec::new();
+            let mut on_event = |event: ChatEvent| match event {
+                ChatEvent::Text(text) => sink(&AgentEvent::Text(text)),
+                ChatEvent::Reasoning(text) => sink(&AgentEvent::Reasoning(text)),
+                ChatEvent::Notice(text) => notices.push(text),
+                _ => {}
+            };
+            let result = self.backend.chat(&request, &mut on_event, cancel);
+            for notice in notices {
+                self.notice(notice);
+            }
+            match result {
+                Ok(turn) if turn.finish == Some(FinishReason::Cancelled) => {
+                    return TurnResult::End(Ending::Cancelled);
+                }
+                Ok(turn) => return TurnResult::Turn(turn),
+                Err(_) if cancel.is_cancelled() => return TurnResult::End(Ending::Cancelled),
+                Err(LlmError::ContextTooLong { .. }) if attempt < CONTEXT_RETRIES => {
+                    limit = (estimate(&self.messages) / 2).max(256);
+                }
+                Err(error) => return TurnResult::End(Ending::Failed(error.to_string())),
+            }
+        }
+        TurnResult::End(Ending::Failed(
+            "the conversation does not fit the model's context even shortened; start a new one (without --continue) or raise model.context".into(),
+        ))
+    }
+
+    fn may_run(&self) -> bool {
+        !matches!(
+            self.options.kind,
+            PromptKind::Suggest | PromptKind::Explain { investigate: false }
+        )
+    }
+
+    /// `$out.0 … $out.3` or `nothing has run yet`.
+    fn outs_so_far(&self) -> String {
+        let mut n = 0;
+        while self.shell.out(n).is_some() {
+            n += 1;
+        }
+        match n {
+            0 => "nothing has run yet".into(),
+            1 => "only $out.0 exists".into(),
+            n => format!("the results are $out.0 … $out.{}", n - 1),
+        }
+    }
+
+    /// Check, (ask,) run and observe one pipeline; the text for the model.
+    fn run_step(&mut self, step: usize, pipeline: &str, why: &str, cancel: &CancelToken) -> String {
+        let (_, decision) = self.shell.check(pipeline);
+        self.emit(AgentEvent::Proposed {
+            step,
+            pipeline: pipeline.to_string(),
+            why: why.to_string(),
+            verdict: decision.verdict,
+            label: verdict_label(&decision),
+        });
+        match decision.verdict {
+            Verdict::Confirm => self.emit(AgentEvent::AwaitingApproval {
+                step,
+                pipeline: pipeline.to_string(),
+            }),
+            Verdict::Allow => self.emit(AgentEvent::Running {
+                step,
+                pipeline: pipeline.to_string(),
+            }),
+            Verdict::Block | Verdict::Refuse => {}
+        }
+        let mut limits = Limits::default();
+        if let Some(timeout) = self.options.step_timeout {
+            limits = limits.with_timeout(timeout);
+        }
+        let started = Instant::now();
+        let ran = self.shell.run(pipeline, &limits, cancel);
+        let status = step_status(&ran);
+        let out = ran.approved_by.as_ref().map(|_| ran.outcome.index);
+        self.emit(AgentEvent::Observed {
+            step,
+            status,
+            out,
+            preview: preview(&ran, status),
+            approved_by: ran.approved_by.clone(),
+            duration: started.elapsed(),
+        });
+        observation(&ran, status, self.options.observe_tokens)
+    }
+}
+
+/// How a run ended, from what the shell reports.
+fn step_status(ran: &Ran) -> StepStatus {
+    let code = ran
+        .outcome
+        .error
+        .as_ref()
+        .and_then(|d| d.code.clone())
+        .unwrap_or_default();
+    if code == BLOCKED_CODE {
+        StepStatus::Blocked
+    } else if code == DENIED_CODE {
+        StepStatus::Denied
+    } else if ran.approved_by.is_none() {
+        if ran.decision.verdict == Verdict::Refuse
+            && ran.decision.rows.iter().any(|r| r.rule == "parse error")
+        {
+            StepStatus::Unparsable
+        } else {
+            StepStatus::Blocked
+        }
+    } else if ran.outcome.stopped.is_some() {
+        StepStatus::Stopped
+    } else if ran.outcome.error.is_some() || ran.outcome.exit_code.is_some_and(|c| c != 0) {
+        StepStatus::Failed
+    } else {
+        StepStatus::Ok
+    }
+}
+
+/// What the model reads about a step.
+fn observation(ran: &Ran, status: StepStatus, tokens: usize) -> String {
+    let budget = Budget::approx(tokens);
+    let diagnostic = || {
+        ran.outcome
+            .error
+            .as_ref()
+            .map(|d| d.rendered.trim_end().to_string())
+            .unwrap_or_default()
+    };
+    match status {
+        StepStatus::Unparsable => format!(
+            "This pipeline does not parse; nothing ran.\n{}\nFix it and call `nu` again (`help <command>` shows a command's usage).",
+            diagnostic()
+        ),
+        StepStatus::Denied if ran.approved_by.is_none() => {
+            format!("Not run: the user did not approve it.\n{}", diagnostic())
+        }
+        StepStatus::Blocked if ran.approved_by.is_none() => {
+            format!("Not run: blocked by the user's policy.\n{}", diagnostic())
+        }
+        _ => render_outcome(&ran.outcome, &budget),
+    }
+}
+
+/// A one-line summary of a step's result for the terminal.
+fn preview(ran: &Ran, status: StepStatus) -> String {
+    if let Some(error) = &ran.outcome.error {
+        return error.message.lines().next().unwrap_or("").to_string();
+    }
+    let mut text = match &ran.outcome.value {
+        Value::Nothing { .. } => "nothing".to_string(),
+        Value::List { vals, .. } => {
+            let columns = vals
+                .first()
+                .and_then(|v| v.as_record().ok())
+                .map(|r| r.len());
+            match columns {
+                Some(c) => format!("table {} rows × {c} columns", vals.len()),
+                None => format!("list of {}", vals.len()),
+            }
+        }
+        Value::Record { val, .. } => format!("record of {} fields", val.len()),
+        Value::String { val, .. } => {
+            let lines = val.lines().count();
+            if lines > 1 {
+                format!("text, {lines} lines")
+            } else {
+                render(&ran.outcome.value, &Budget::approx(30), None)
+            }
+        }
+        other => render(other, &Budget::approx(30), None),
+    };
+    if let Some(code) = ran.outcome.exit_code.filter(|c| *c != 0) {
+        text.push_str(&format!(", exit code {code}"));
+    }
+    if status == StepStatus::Stopped
+        && let Some(stopped) = &ran.outcome.stopped
+    {
+        text.push_str(&format!(" ({stopped})"));
+    }
+    text
+}
+
+/// The policy's one-line reason: the categories for an allowed pipeline,
+/// the deciding rule's reason otherwise.
+fn verdict_label(decision: &Decision) -> String {
+    if decision.verdict == Verdict::Allow {
+        let mut categories: Vec<&str> = decision.rows.iter().map(|r| r.category.as_str()).collect();
+        categories.dedup();
+        return categories.join(", ");
+    }
+    decision
+        .deciding_rows()
+        .next()
+        .map(|row| {
+            if row.command.is_empty() {
+                row.reason.clone()
+            } else {
+                format!("{}: {}", row.category.as_str(), row.reason)
+            }
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,24 @@
+//! The agent: a UI-agnostic loop that asks the model, runs the pipelines it
+//! proposes under the user's policy, and feeds the results back until the
+//! model answers.
+//!
+//! States: thinking → proposed → awaiting approval → running → observed →
+//! … → answered | failed | cancelled, each reported as an [`AgentEvent`].
+//! The model has three tools: `nu` (run a pipeline), `help` (a command's
+//! usage from the embedded engine) and `answer` (finish, optionally
+//! returning a result `$out.N` as data). A pipeline that does not parse
+//! goes back to the model with the parser's diagnostic, unexecuted.
+
+mod compact;
+mod episode;
+mod event;
+mod prompt;
+mod settings;
+mod tools;
+
+pub use compact::{estimate as estimate_tokens, fit as fit_context};
+pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};
+pub use event::{AgentEvent, AgentState, StepStatus};
+pub use prompt::{PromptKind, system_prompt};
+pub use settings::{AGENT_KEYS, AgentSettings};
+pub use tools::{ANSWER_TOOL, Action, HELP_TOOL, NU_TOOL, command_help, tool_defs};

@@ -1,0 +1,88 @@
+//! The system prompt: the role, the Nushell a model needs, how to use the
+//! tools, and the machine it works on. Kept short: on a CPU every prompt
+//! token is paid in prefill time (the budget is 1,200 tokens with the
+//! tools and the context, on the default model's tokenizer).
+
+/// What the prompt is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `ask`: do the task, step by step.
+    Task,
+    /// `agent explain`: explain, running nothing (or only reads when
+    /// investigating).
+    Explain { investigate: bool },
+    /// `agent suggest`: propose one pipeline, run nothing.
+    Suggest,
+}
+
+/// Role and method, per kind.
+fn role(kind: PromptKind) -> &'static str {
+    match kind {
+        PromptKind::Task => {
+            "You are nu-agent, working in the user's Nushell (nu) on their machine. Do the user's task by running Nushell pipelines with the `nu` tool, one step at a time; read each result before the next step. When done, call `answer`."
+        }
+        PromptKind::Explain { investigate: false } => {
+            "You are nu-agent, in the user's Nushell (nu). Explain what the user shows you (data or a pipeline) clearly and briefly. Nothing runs. Call `answer` with the explanation."
+        }
+        PromptKind::Explain { investigate: true } => {
+            "You are nu-agent, in the user's Nushell (nu). Explain what the user shows you (data or a pipeline). You may run read-only pipelines with the `nu` tool to look closer (nothing that changes anything). Call `answer` with the explanation."
+        }
+        PromptKind::Suggest => {
+            "You are nu-agent, in the user's Nushell (nu). Write ONE Nushell pipeline that does what the user asks; it is not run, the user will review it. Reply with a `nu` call holding it."
+        }
+    }
+}
+
+/// The Nushell a model gets wrong most, as bash equivalents and rules.
+const NUSHELL: &str = "Nushell, not bash:
+- Pipelines carry tables: `ls | where size > 10mb | sort-by size --reverse | first 5 | select name size`
+- `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `export A=1` -> `$env.A = '1'`; `echo $HOME` -> `$env.HOME`
+- `cat f` -> `open --raw f`; `grep x f` -> `open --raw f | lines | where $it =~ 'x'`; `wc -l` -> `length`; `head -n 5` -> `first 5`
+- `find . -name '*.rs'` -> `glob **/*.rs`; `du -sh d` -> `du d`; `ps aux` -> `ps`; `df -h` -> `sys disks`
+- Strings: 'raw', \"escapes\\n\", interpolation $\"($x) items\". Records {a: 1}, lists [1 2].
+- Programs: `^git status`. Their output is text: parse with `lines`, `from json`, `detect columns`. `^cmd | complete` gives {stdout stderr exit_code} instead of an error.
+- Results are kept: `$out.N` holds step N's full value; slice it instead of running again.
+- An error names the problem and points at it: fix that. Unsure of a command? Call `help`.";
+
+/// How to behave, per kind.
+fn rules(kind: PromptKind) -> &'static str {
+    match kind {
+        PromptKind::Task => {
+            "Rules: prefer reading before changing; change or delete only what the task asks. The user's policy decides what runs: a denied or blocked step is final, do not retry it. Answer in a few plain sentences; when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
+        }
+        PromptKind::Explain { .. } => {
+            "Rules: be concrete: name columns, values and what stands out; say what each command of a pipeline does and what it returns."
+        }
+        PromptKind::Suggest => {
+            "Rules: the pipeline must be valid Nushell; prefer built-in commands over programs; set `why` to what it does in a few words."
+        }
+    }
+}
+
+/// The system prompt for `kind` on the machine described by `context`
+/// (see [`crate::context::SystemContext::prompt_text`]).
+pub fn system_prompt(kind: PromptKind, context: &str) -> String {
+    let mut prompt = format!("{}\n\n{NUSHELL}\n\n{}", role(kind), rules(kind));
+    let context = context.trim();
+    if !context.is_empty() {
+        prompt.push_str("\n\n");
+        prompt.push_str(context);
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompts_differ_by_kind_and_carry_the_context() {
+        let task = system_prompt(PromptKind::Task, "cwd: /home/u");
+        assert!(task.contains("`answer`") && task.ends_with("cwd: /home/u"));
+        let suggest = system_prompt(PromptKind::Suggest, "");
+        assert!(suggest.contains("ONE Nushell pipeline"));
+        assert!(!suggest.contains("$out.N holding"));
+        // Short: about 4 characters a token, the budget is 1,200 with tools.
+        assert!(task.len() < 3_200, "{} chars", task.len());
+    }
+}

@@ -1,0 +1,169 @@
+//! The `agent` record of the configuration: how the loop runs and what the
+//! system context checks.
+
+use std::time::Duration;
+
+use nu_protocol::Value;
+
+use crate::{
+    config::ConfigError,
+    llm::{
+        ToolChoice,
+        settings::{boolean, count, duration, string},
+    },
+};
+
+/// Keys the `agent` record may have.
+pub const AGENT_KEYS: &[&str] = &[
+    "max_steps",
+    "step_timeout",
+    "observe_tokens",
+    "tool_choice",
+    "context_tools",
+    "history",
+];
+
+/// The `agent` settings, with their defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSettings {
+    /// Most model turns per request.
+    pub max_steps: usize,
+    /// Wall-clock limit of one pipeline.
+    pub step_timeout: Duration,
+    /// Tokens of one result's rendering for the model.
+    pub observe_tokens: usize,
+    /// `auto`, or `required` (every turn a tool call: for small models),
+    /// `None`: required for the local backend, auto for a server.
+    pub tool_choice: Option<ToolChoice>,
+    /// Programs the system context reports as installed or missing;
+    /// `None`: `context::DEFAULT_TOOLS`.
+    pub context_tools: Option<Vec<String>>,
+    /// Save conversations in the state dir.
+    pub history: bool,
+}
+
+impl Default for AgentSettings {
+    fn default() -> AgentSettings {
+        AgentSettings {
+            max_steps: 15,
+            step_timeout: Duration::from_secs(300),
+            observe_tokens: 1_500,
+            tool_choice: None,
+            context_tools: None,
+            history: true,
+        }
+    }
+}
+
+impl AgentSettings {
+    /// Read the `agent` record; `nothing` gives the defaults. Errors name
+    /// the key, e.g. `agent.max_steps`.
+    pub fn from_value(value: &Value) -> Result<AgentSettings, ConfigError> {
+        let mut settings = AgentSettings::default();
+        let record = match value {
+            Value::Nothing { .. } => return Ok(settings),
+            Value::Record { val, .. } => val,
+            other => {
+                return Err(error(
+                    "",
+                    format!("expected a record, got {}", other.get_type()),
+                ));
+            }
+        };
+        for (key, value) in record.iter() {
+            let key = key.as_str();
+            if matches!(value, Value::Nothing { .. }) && AGENT_KEYS.contains(&key) {
+                continue;
+            }
+            match key {
+                "max_steps" => {
+                    settings.max_steps = count(key, value).map_err(rekey)? as usize;
+                    if settings.max_steps == 0 {
+                        return Err(error(key, "expected an int above 0, got 0"));
+                    }
+                }
+                "step_timeout" => settings.step_timeout = duration(key, value).map_err(rekey)?,
+                "observe_tokens" => {
+                    settings.observe_tokens = (count(key, value).map_err(rekey)? as usize).max(100)
+                }
+                "tool_choice" => {
+                    settings.tool_choice = Some(match string(key, value).map_err(rekey)?.as_str() {
+                        "auto" => ToolChoice::Auto,
+                        "required" => ToolChoice::Required,
+                        other => {
+                            return Err(error(
+                                key,
+                                format!("expected auto or required, got `{other}`"),
+                            ));
+                        }
+                    })
+                }
+                "context_tools" => {
+                    let Value::List { vals, .. } = value else {
+                        return Err(error(
+                            key,
+                            format!("expected a list of program names, got {}", value.get_type()),
+                        ));
+                    };
+                    settings.context_tools = Some(
+                        vals.iter()
+                            .enumerate()
+                            .map(|(i, v)| string(&format!("{key}[{i}]"), v).map_err(rekey))
+                            .collect::<Result<_, _>>()?,
+                    );
+                }
+                "history" => settings.history = boolean(key, value).map_err(rekey)?,
+                unknown => {
+                    return Err(error(
+                        unknown,
+                        format!("unknown key (known keys: {})", AGENT_KEYS.join(", ")),
+                    ));
+                }
+            }
+        }
+        Ok(settings)
+    }
+}
+
+fn error(key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        key: if key.is_empty() {
+            "agent".into()
+        } else {
+            format!("agent.{key}")
+        },
+        message: message.into(),
+    }
+}
+
+/// The shared value readers name `model.<key>`; here it is `agent.<key>`.
+fn rekey(mut e: ConfigError) -> ConfigError {
+    if let Some(key) = e.key.strip_prefix("model.") {
+        e.key = format!("agent.{key}");
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nu_protocol::Record;
+
+    #[test]
+    fn reads_keys_and_names_bad_ones() {
+        let mut record = Record::new();
+        record.push("max_steps", Value::test_int(4));
+        record.push("tool_choice", Value::test_string("required"));
+        let settings = AgentSettings::from_value(&Value::test_record(record)).unwrap();
+        assert_eq!(settings.max_steps, 4);
+        assert_eq!(settings.tool_choice, Some(ToolChoice::Required));
+        let mut record = Record::new();
+        record.push("max_steps", Value::test_string("many"));
+        let err = AgentSettings::from_value(&Value::test_record(record)).unwrap_err();
+        assert_eq!(err.key, "agent.max_steps");
+        let mut record = Record::new();
+        record.push("steps", Value::test_int(1));
+        let err = AgentSettings::from_value(&Value::test_record(record)).unwrap_err();
+        assert_eq!(err.key, "agent.steps");
+    }
+}

@@ -1,0 +1,503 @@
+//! The agent loop on the scripted backend: whole episodes with a real
+//! embedded engine and policy shell, the model's turns replayed.
+
+use std::{
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use agent_core::{
+    agent::{
+        Agent, AgentEvent, AgentOptions, AgentState, Ending, Inbound, PromptKind, StepStatus,
+        system_prompt,
+    },
+    llm::{
+        ChatBackend, ChatEvent, ChatRequest, ChatTurn, LlmError, Message, Role, ScriptedBackend,
+        ToolChoice,
+    },
+    policy::{NonInteractive, Policy, PolicyShell, ShellOptions},
+    shell::{CancelToken, SessionSeed},
+};
+use nu_protocol::Value;
+
+/// A scripted backend that also keeps the requests it was given.
+struct Recording {
+    inner: ScriptedBackend,
+    requests: Arc<Mutex<Vec<ChatRequest>>>,
+}
+
+impl ChatBackend for Recording {
+    fn name(&self) -> String {
+        "recording".into()
+    }
+
+    fn chat(
+        &mut self,
+        request: &ChatRequest,
+        on_event: &mut dyn FnMut(ChatEvent),
+        cancel: &CancelToken,
+    ) -> Result<ChatTurn, LlmError> {
+        self.requests.lock().unwrap().push(request.clone());
+        self.inner.chat(request, on_event, cancel)
+    }
+}
+
+/// A call written as a model writes it.
+fn call(name: &str, arguments: serde_json::Value) -> String {
+    format!(
+        "<tool_call>\n{}\n</tool_call>",
+        serde_json::json!({"name": name, "arguments": arguments})
+    )
+}
+
+fn nu(pipeline: &str) -> String {
+    call(
+        "nu",
+        serde_json::json!({"pipeline": pipeline, "why": "test"}),
+    )
+}
+
+fn answer(text: &str) -> String {
+    call("answer", serde_json::json!({"text": text}))
+}
+
+struct Episode {
+    agent: Agent,
+    events: Arc<Mutex<Vec<AgentEvent>>>,
+    requests: Arc<Mutex<Vec<ChatRequest>>>,
+    dir: tempfile::TempDir,
+}
+
+impl Episode {
+    fn events(&self) -> Vec<AgentEvent> {
+        self.events.lock().unwrap().clone()
+    }
+
+    fn statuses(&self) -> Vec<StepStatus> {
+        self.events()
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::Observed { status, .. } => Some(*status),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn tool_results(&self) -> Vec<String> {
+        self.agent
+            .messages()
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .map(|m| m.content.clone())
+            .collect()
+    }
+}
+
+fn episode(turns: Vec<String>, policy: Policy, options: AgentOptions) -> Episode {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.txt", "b.log", "c.txt"] {
+        std::fs::write(dir.path().join(name), name.repeat(10)).unwrap();
+    }
+    episode_in(dir, turns, policy, options, Vec::new())
+}
+
+fn episode_in(
+    dir: tempfile::TempDir,
+    turns: Vec<String>,
+    policy: Policy,
+    options: AgentOptions,
+    history: Vec<Message>,
+) -> Episode {
+    let shell = PolicyShell::new(
+        policy,
+        SessionSeed::new(dir.path()),
+        Arc::new(NonInteractive::default()),
+        ShellOptions::default(),
+    )
+    .unwrap();
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let backend = Recording {
+        inner: ScriptedBackend::new(turns),
+        requests: requests.clone(),
+    };
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink_events = events.clone();
+    let agent = Agent::resume(
+        Box::new(backend),
+        shell,
+        options,
+        system_prompt(PromptKind::Task, "cwd: test"),
+        history,
+        Arc::new(move |event: &AgentEvent| sink_events.lock().unwrap().push(event.clone())),
+    );
+    Episode {
+        agent,
+        events,
+        requests,
+        dir,
+    }
+}
+
+#[test]
+fn a_multi_step_task_ends_with_the_answer_and_well_formed_events() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where name =~ txt | length"),
+            nu("ls | get name | str join ','"),
+            answer("There are 2 text files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many text files?", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "There are 2 text files.".into(),
+            data: None
+        }
+    );
+    assert_eq!(ep.agent.state(), AgentState::Answered);
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok, StepStatus::Ok]);
+    // thinking → proposed → running → observed, twice, then thinking → answered.
+    let states: Vec<AgentState> = ep.events().iter().filter_map(AgentEvent::state).collect();
+    use AgentState::*;
+    assert_eq!(
+        states,
+        vec![
+            Thinking, Proposed, Running, Observed, Thinking, Proposed, Running, Observed, Thinking,
+            Answered
+        ]
+    );
+    let results = ep.tool_results();
+    assert!(results[0].starts_with("$out.0"), "{}", results[0]);
+    assert!(results[0].contains('2'), "{}", results[0]);
+    assert!(results[1].contains("a.txt,b.log,c.txt"), "{}", results[1]);
+    // The model saw the first result before the second turn.
+    let requests = ep.requests.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    assert!(requests[1].messages.iter().any(|m| m.role == Role::Tool));
+    assert_eq!(requests[0].messages[0].role, Role::System);
+    assert_eq!(requests[0].tools.len(), 3);
+}
+
+#[test]
+fn a_pipeline_that_does_not_parse_goes_back_unexecuted() {
+    let mut ep = episode(
+        vec![
+            nu("mkdir made; ls | where size >"),
+            nu("ls | length"),
+            answer("ok"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("count", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }));
+    assert_eq!(ep.statuses(), vec![StepStatus::Unparsable, StepStatus::Ok]);
+    assert!(!ep.dir.path().join("made").exists(), "nothing of it ran");
+    let results = ep.tool_results();
+    assert!(
+        results[0].contains("does not parse; nothing ran"),
+        "{}",
+        results[0]
+    );
+    assert!(results[0].contains("nu::parser"), "{}", results[0]);
+    // Only pipelines that ran are numbered: the second is $out.0.
+    assert!(results[1].starts_with("$out.0"), "{}", results[1]);
+}
+
+#[test]
+fn a_denied_step_does_not_run_and_the_model_is_told() {
+    let mut ep = episode(
+        vec![nu("mkdir newdir"), answer("I could not create it.")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("make a dir", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }));
+    assert_eq!(ep.statuses(), vec![StepStatus::Denied]);
+    assert!(!ep.dir.path().join("newdir").exists());
+    assert!(
+        ep.events()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::AwaitingApproval { .. }))
+    );
+    assert!(
+        ep.tool_results()[0].contains("did not approve"),
+        "{}",
+        ep.tool_results()[0]
+    );
+}
+
+#[test]
+fn a_blocked_step_does_not_run() {
+    let policy = Policy {
+        block: vec![agent_core::policy::Pattern::new("mkdir *").unwrap()],
+        ..Policy::default()
+    };
+    let mut ep = episode(
+        vec![nu("mkdir blocked"), answer("blocked")],
+        policy,
+        AgentOptions::default(),
+    );
+    ep.agent.run("make a dir", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Blocked]);
+    assert!(!ep.dir.path().join("blocked").exists());
+    assert!(
+        ep.tool_results()[0].contains("blocked by"),
+        "{}",
+        ep.tool_results()[0]
+    );
+    assert!(
+        ep.events().iter().any(
+            |e| matches!(e, AgentEvent::Proposed { verdict, .. } if verdict.as_str() == "block")
+        )
+    );
+}
+
+#[test]
+fn the_step_limit_ends_the_loop() {
+    let options = AgentOptions {
+        max_steps: 2,
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(
+        vec![nu("ls"), nu("ls"), nu("ls"), answer("late")],
+        Policy::default(),
+        options,
+    );
+    match ep.agent.run("loop", &CancelToken::new()) {
+        Ending::Failed(error) => assert!(error.contains("no answer after 2 steps"), "{error}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert_eq!(ep.agent.state(), AgentState::Failed);
+    assert_eq!(ep.requests.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn cancel_mid_step_stops_the_pipeline_and_the_loop() {
+    let mut ep = episode(
+        vec![nu("sleep 20sec"), answer("never")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let cancel = CancelToken::new();
+    let trigger = cancel.clone();
+    let events = ep.events.clone();
+    std::thread::spawn(move || {
+        // Cancel once the step is running.
+        for _ in 0..200 {
+            if events
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|e| matches!(e, AgentEvent::Running { .. }))
+            {
+                std::thread::sleep(Duration::from_millis(200));
+                trigger.cancel();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let started = Instant::now();
+    let ending = ep.agent.run("wait", &cancel);
+    assert_eq!(ending, Ending::Cancelled);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(ep.agent.state(), AgentState::Cancelled);
+    assert_eq!(
+        ep.requests.lock().unwrap().len(),
+        1,
+        "no turn after the cancel"
+    );
+}
+
+#[test]
+fn an_answer_returns_a_result_as_data() {
+    let mut ep = episode(
+        vec![
+            nu("ls | sort-by name | select name"),
+            call("answer", serde_json::json!({"text": "the files", "out": 0})),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let Ending::Answered {
+        data: Some(Value::List { vals, .. }),
+        ..
+    } = ep.agent.run("list the files", &CancelToken::new())
+    else {
+        panic!("expected data");
+    };
+    let names: Vec<String> = vals
+        .iter()
+        .map(|row| {
+            row.get_data_by_key("name")
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(names, ["a.txt", "b.log", "c.txt"]);
+    assert!(
+        ep.events()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Answered { out: Some(0), .. }))
+    );
+}
+
+#[test]
+fn an_answer_naming_a_missing_result_goes_back_to_the_model() {
+    let mut ep = episode(
+        vec![
+            call("answer", serde_json::json!({"text": "x", "out": 4})),
+            answer("plain"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("x", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "plain".into(),
+            data: None
+        }
+    );
+    assert!(
+        ep.tool_results()[0].contains("There is no $out.4"),
+        "{:?}",
+        ep.tool_results()
+    );
+}
+
+#[test]
+fn continue_resumes_the_conversation_with_its_results() {
+    let mut first = episode(
+        vec![nu("ls | length"), answer("3 files")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    first.agent.run("how many files?", &CancelToken::new());
+    let history: Vec<Message> = first.agent.messages().to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    let mut second = episode_in(
+        dir,
+        vec![answer("still 3")],
+        Policy::default(),
+        AgentOptions::default(),
+        history,
+    );
+    let ending = second.agent.run("and now?", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }));
+    let requests = second.requests.lock().unwrap();
+    let messages = &requests[0].messages;
+    assert_eq!(
+        messages.iter().filter(|m| m.role == Role::System).count(),
+        1
+    );
+    assert!(messages.iter().any(|m| m.content == "how many files?"));
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.role == Role::Tool && m.content.starts_with("$out.0"))
+    );
+    assert_eq!(messages.last().unwrap().content, "and now?");
+}
+
+#[test]
+fn outside_events_arrive_between_turns_and_help_looks_up_commands() {
+    let mut ep = episode(
+        vec![
+            call("help", serde_json::json!({"command": "sort-by"})),
+            answer("done"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent
+        .inbox()
+        .send(Inbound::Note("job 3 finished".into()))
+        .unwrap();
+    ep.agent.run("sort things", &CancelToken::new());
+    assert!(
+        ep.events()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::External(t) if t == "job 3 finished"))
+    );
+    assert!(
+        ep.agent
+            .messages()
+            .iter()
+            .any(|m| m.content == "[event] job 3 finished")
+    );
+    assert!(
+        ep.tool_results()[0].starts_with("sort-by:"),
+        "{}",
+        ep.tool_results()[0]
+    );
+}
+
+#[test]
+fn a_plain_text_reply_is_the_answer_and_streams() {
+    let mut ep = episode(
+        vec!["Nothing to do here.".to_string()],
+        Policy::default(),
+        AgentOptions {
+            tool_choice: ToolChoice::Auto,
+            ..AgentOptions::default()
+        },
+    );
+    let ending = ep.agent.run("hi", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "Nothing to do here.".into(),
+            data: None
+        }
+    );
+    let streamed: String = ep
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Text(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(streamed, "Nothing to do here.");
+}
+
+#[test]
+fn big_results_are_shortened_with_a_notice_to_fit_the_context() {
+    let options = AgentOptions {
+        context_tokens: 3_000,
+        max_tokens: 256,
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(
+        vec![
+            nu("1..400 | each { |i| {n: $i, name: $'file($i).txt'} }"),
+            nu("1..400 | each { |i| {n: $i, name: $'other($i).txt'} }"),
+            nu("ls | length"),
+            nu("ls | length"),
+            answer("done"),
+        ],
+        Policy::default(),
+        options,
+    );
+    ep.agent.run("big", &CancelToken::new());
+    assert!(
+        ep.events()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Notice(t) if t.contains("shortened"))),
+        "{:?}",
+        ep.events()
+    );
+    let requests = ep.requests.lock().unwrap();
+    let last = requests.last().unwrap();
+    assert_eq!(last.messages[0].role, Role::System);
+    assert!(last.messages[0].content.contains("nu-agent"));
+    assert!(agent_core::agent::estimate_tokens(&last.messages) <= 3_000);
+}
