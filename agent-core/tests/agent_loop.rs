@@ -501,3 +501,86 @@ fn big_results_are_shortened_with_a_notice_to_fit_the_context() {
     assert!(last.messages[0].content.contains("nu-agent"));
     assert!(agent_core::agent::estimate_tokens(&last.messages) <= 3_000);
 }
+
+fn shell_in(dir: &std::path::Path) -> PolicyShell {
+    PolicyShell::new(
+        Policy::default(),
+        SessionSeed::new(dir),
+        Arc::new(NonInteractive::default()),
+        ShellOptions::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn suggest_returns_a_pipeline_that_parses_with_its_verdict_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let shell = shell_in(dir.path());
+    let mut backend = ScriptedBackend::new([nu("mkdir out; ls | where size >"), nu("mkdir out")]);
+    let sink: agent_core::agent::EventSink = Arc::new(|_: &AgentEvent| {});
+    let suggestion = agent_core::agent::suggest(
+        &mut backend,
+        &shell,
+        "make a dir",
+        system_prompt(PromptKind::Suggest, ""),
+        &AgentOptions::default(),
+        &sink,
+        &CancelToken::new(),
+    )
+    .unwrap();
+    assert_eq!(suggestion.pipeline, "mkdir out");
+    assert_eq!(suggestion.decision.verdict.as_str(), "confirm");
+    assert!(!dir.path().join("out").exists());
+    // The second request carried the parse error back.
+    let second = &backend.requests[1].messages;
+    assert!(second.iter().any(|m| m.content.contains("does not parse")));
+    assert_eq!(backend.requests[0].tools.len(), 2, "nu and help, no answer");
+}
+
+#[test]
+fn suggest_gives_up_with_the_last_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let shell = shell_in(dir.path());
+    let mut backend = ScriptedBackend::new(vec![nu("ls |"); 4]);
+    let sink: agent_core::agent::EventSink = Arc::new(|_: &AgentEvent| {});
+    let error = agent_core::agent::suggest(
+        &mut backend,
+        &shell,
+        "x",
+        system_prompt(PromptKind::Suggest, ""),
+        &AgentOptions::default(),
+        &sink,
+        &CancelToken::new(),
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("no pipeline that parses after 4 tries"),
+        "{error}"
+    );
+}
+
+#[test]
+fn explain_without_investigate_offers_no_nu_tool() {
+    let options = AgentOptions {
+        kind: PromptKind::Explain { investigate: false },
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(
+        vec![answer("It is a list of files.")],
+        Policy::default(),
+        options,
+    );
+    let request = agent_core::agent::request_with_input(
+        "what is this?",
+        Some(&Value::test_list(vec![Value::test_string("a.txt")])),
+        200,
+    );
+    let ending = ep.agent.run(&request, &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }));
+    let requests = ep.requests.lock().unwrap();
+    let names: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["help", "answer"]);
+    assert!(requests[0].messages[1].content.contains("a.txt"));
+}

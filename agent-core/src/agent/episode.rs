@@ -349,7 +349,7 @@ impl Agent {
     /// One model turn, the conversation fitted to the context first; a
     /// prompt that still does not fit is shortened further and retried.
     fn model_turn(&mut self, cancel: &CancelToken) -> TurnResult {
-        let tools = tool_defs(self.may_run());
+        let tools = tool_defs(self.options.kind);
         let reserve = self.options.max_tokens as usize + TOOLS_RESERVE;
         let mut limit = self.options.context_tokens.saturating_sub(reserve).max(256);
         for attempt in 0..=CONTEXT_RETRIES {
@@ -393,10 +393,7 @@ impl Agent {
     }
 
     fn may_run(&self) -> bool {
-        !matches!(
-            self.options.kind,
-            PromptKind::Suggest | PromptKind::Explain { investigate: false }
-        )
+        self.options.kind.runs_pipelines()
     }
 
     /// `$out.0 … $out.3` or `nothing has run yet`.

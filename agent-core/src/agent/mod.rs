@@ -14,11 +14,13 @@ mod episode;
 mod event;
 mod prompt;
 mod settings;
+mod suggest;
 mod tools;
 
 pub use compact::{estimate as estimate_tokens, fit as fit_context};
 pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};
 pub use event::{AgentEvent, AgentState, StepStatus};
-pub use prompt::{PromptKind, system_prompt};
+pub use prompt::{PromptKind, request_with_input, system_prompt};
 pub use settings::{AGENT_KEYS, AgentSettings};
+pub use suggest::{SuggestError, Suggestion, suggest};
 pub use tools::{ANSWER_TOOL, Action, HELP_TOOL, NU_TOOL, command_help, tool_defs};

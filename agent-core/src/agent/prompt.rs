@@ -15,6 +15,21 @@ pub enum PromptKind {
     Suggest,
 }
 
+impl PromptKind {
+    /// True when the model is offered the `nu` tool.
+    pub fn offers_nu(self) -> bool {
+        !matches!(self, PromptKind::Explain { investigate: false })
+    }
+
+    /// True when the pipelines it proposes run.
+    pub fn runs_pipelines(self) -> bool {
+        matches!(
+            self,
+            PromptKind::Task | PromptKind::Explain { investigate: true }
+        )
+    }
+}
+
 /// Role and method, per kind.
 fn role(kind: PromptKind) -> &'static str {
     match kind {
@@ -71,9 +86,45 @@ pub fn system_prompt(kind: PromptKind, context: &str) -> String {
     prompt
 }
 
+/// The user's request with the data piped into the command rendered after
+/// it (within `tokens`), as the model sees a result.
+pub fn request_with_input(
+    request: &str,
+    input: Option<&nu_protocol::Value>,
+    tokens: usize,
+) -> String {
+    match input {
+        None | Some(nu_protocol::Value::Nothing { .. }) => request.to_string(),
+        Some(value) => {
+            let rendered =
+                crate::observe::render(value, &crate::observe::Budget::approx(tokens), None);
+            let request = if request.trim().is_empty() {
+                "Explain this."
+            } else {
+                request
+            };
+            format!(
+                "{request}
+
+Input (piped in):
+{rendered}"
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn piped_input_is_rendered_after_the_request() {
+        let input = nu_protocol::Value::test_string("error: linker failed");
+        let text = request_with_input("why?", Some(&input), 200);
+        assert!(text.starts_with("why?\n\nInput (piped in):\n"), "{text}");
+        assert!(text.contains("linker failed"));
+        assert_eq!(request_with_input("why?", None, 200), "why?");
+    }
 
     #[test]
     fn prompts_differ_by_kind_and_carry_the_context() {

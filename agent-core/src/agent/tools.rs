@@ -5,6 +5,7 @@
 use nu_protocol::engine::EngineState;
 use serde_json::json;
 
+use super::PromptKind;
 use crate::llm::{ToolCall, ToolDef};
 
 /// The tool that runs a pipeline.
@@ -19,11 +20,12 @@ const HELP_EXAMPLES: usize = 3;
 /// Close matches offered when `help` does not know a command.
 const HELP_SUGGESTIONS: usize = 6;
 
-/// What the model may do. `run` is false where nothing may run (`agent
-/// explain` without `--investigate`, `agent suggest`).
-pub fn tool_defs(run: bool) -> Vec<ToolDef> {
+/// What the model may do for `kind`: `ask` has all three tools; `agent
+/// explain` has `nu` only when investigating; `agent suggest` proposes its
+/// pipeline through `nu` (nothing runs) and has no `answer`.
+pub fn tool_defs(kind: PromptKind) -> Vec<ToolDef> {
     let mut tools = Vec::new();
-    if run {
+    if kind.offers_nu() {
         tools.push(ToolDef {
             name: NU_TOOL.into(),
             description: "Run a Nushell pipeline; returns its result.".into(),
@@ -46,6 +48,9 @@ pub fn tool_defs(run: bool) -> Vec<ToolDef> {
             "required": ["command"]
         }),
     });
+    if kind == PromptKind::Suggest {
+        return tools;
+    }
     tools.push(ToolDef {
         name: ANSWER_TOOL.into(),
         description: "Finish: answer the user. Set out to N to return $out.N as data.".into(),
