@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod context;
 pub mod llm;
 pub mod observe;
 pub mod policy;

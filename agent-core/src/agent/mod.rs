@@ -16,6 +16,7 @@ mod prompt;
 mod settings;
 mod suggest;
 mod tools;
+mod transcript;
 
 pub use compact::{estimate as estimate_tokens, fit as fit_context};
 pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};
@@ -24,3 +25,4 @@ pub use prompt::{PromptKind, request_with_input, system_prompt};
 pub use settings::{AGENT_KEYS, AgentSettings};
 pub use suggest::{SuggestError, Suggestion, suggest};
 pub use tools::{ANSWER_TOOL, Action, HELP_TOOL, NU_TOOL, command_help, tool_defs};
+pub use transcript::{HistoryError, open_history};

@@ -125,6 +125,31 @@ impl AgentSettings {
     }
 }
 
+impl super::AgentOptions {
+    /// The loop's options for `kind` from the whole configuration: the
+    /// `agent` record, and the model's token budget, temperature and
+    /// context. Every turn is a tool call with the local backend (small
+    /// models call tools only when held to it) unless `agent.tool_choice`
+    /// says otherwise.
+    pub fn from_config(config: &crate::config::AgentConfig, kind: super::PromptKind) -> Self {
+        let agent = &config.agent;
+        let model = &config.model;
+        super::AgentOptions {
+            kind,
+            max_steps: agent.max_steps,
+            tool_choice: agent.tool_choice.unwrap_or(match model.backend {
+                crate::llm::BackendKind::Local => ToolChoice::Required,
+                crate::llm::BackendKind::OpenAi => ToolChoice::Auto,
+            }),
+            observe_tokens: agent.observe_tokens,
+            context_tokens: model.context.map_or(8_192, |c| c as usize),
+            max_tokens: model.max_tokens,
+            temperature: model.temperature,
+            step_timeout: Some(agent.step_timeout),
+        }
+    }
+}
+
 fn error(key: &str, message: impl Into<String>) -> ConfigError {
     ConfigError {
         key: if key.is_empty() {

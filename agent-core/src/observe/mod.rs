@@ -22,7 +22,7 @@ mod text;
 
 pub use binary::describe_binary;
 pub use budget::{ApproxTokenCounter, Budget, TokenCounter};
-pub(crate) use cell::format_size;
+pub use cell::format_size;
 pub use outcome::render_outcome;
 
 use nu_protocol::Value;

@@ -11,8 +11,8 @@
 //! crash loses nothing, a power cut may lose the last records.
 
 use std::{
-    fs::{File, OpenOptions},
-    io::{BufRead, BufReader, Read, Seek, SeekFrom, Write},
+    fs::File,
+    io::{BufRead, BufReader, Write},
     path::{Path, PathBuf},
     sync::Mutex,
 };
@@ -20,7 +20,7 @@ use std::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{StoreError, state_dir::create_private_dir};
+use super::{StoreError, append::open_append, state_dir::create_private_dir};
 use crate::policy::redact::Redactor;
 
 /// The log's file name inside the state dir.
@@ -150,21 +150,7 @@ impl AuditLog {
     pub fn open(dir: &Path) -> Result<AuditLog, StoreError> {
         create_private_dir(dir)?;
         let path = dir.join(AUDIT_FILE);
-        let mut options = OpenOptions::new();
-        options.read(true).append(true).create(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let file = options.open(&path).map_err(|source| StoreError::Open {
-            path: path.clone(),
-            source,
-        })?;
-        close_torn_line(&file).map_err(|source| StoreError::Write {
-            path: path.clone(),
-            source,
-        })?;
+        let file = open_append(&path)?;
         Ok(AuditLog {
             path,
             file: Mutex::new(file),
@@ -241,22 +227,6 @@ fn parse_line(line: &[u8]) -> Option<AuditRecord> {
     (1..line.len())
         .filter(|&at| line[at..].starts_with(RECORD_START))
         .find_map(|at| serde_json::from_slice(&line[at..]).ok())
-}
-
-/// End a torn last line (a writer crashed mid-record) with a newline, so
-/// that the next record starts a line of its own.
-fn close_torn_line(file: &File) -> std::io::Result<()> {
-    let mut file = file;
-    if file.metadata()?.len() == 0 {
-        return Ok(());
-    }
-    file.seek(SeekFrom::End(-1))?;
-    let mut last = [0u8];
-    file.read_exact(&mut last)?;
-    if last[0] != b'\n' {
-        file.write_all(b"\n")?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -5,12 +5,17 @@
 //! write, so a crash mid-write can leave at most a torn last line, which
 //! readers skip.
 
+mod append;
 pub mod audit;
+pub mod history;
 mod state_dir;
 
 use std::path::PathBuf;
 
 pub use audit::{AuditEvent, AuditLog, AuditRecord};
+pub use history::{
+    Conversation, ConversationLog, ConversationMeta, ConversationSummary, History, RunEnd,
+};
 pub use state_dir::state_dir;
 
 /// Why the state dir or a log could not be used.
@@ -56,6 +61,9 @@ pub enum StoreError {
         /// What the OS said.
         source: std::io::Error,
     },
+    /// No conversation has this id.
+    #[error("no conversation `{0}` in the history (see `agent history`)")]
+    UnknownConversation(String),
     /// A record could not be turned into JSON.
     #[error("cannot encode an audit record: {0}")]
     Encode(#[from] serde_json::Error),
