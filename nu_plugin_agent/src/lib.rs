@@ -5,6 +5,7 @@
 
 mod approver;
 mod commands;
+mod conversation;
 mod convert;
 mod hook;
 pub mod model_report;
@@ -14,8 +15,8 @@ use std::{path::PathBuf, sync::Mutex};
 use nu_plugin::{Plugin, PluginCommand};
 
 pub use commands::{
-    Agent, AgentModel, AgentModelInfo, AgentModelList, AgentModelPull, AgentModelUse, AgentPolicy,
-    AgentPolicyCheck, AgentRun,
+    Agent, AgentContext, AgentExplain, AgentHistory, AgentModel, AgentModelInfo, AgentModelList,
+    AgentModelPull, AgentModelUse, AgentPolicy, AgentPolicyCheck, AgentRun, AgentSuggest, Ask,
 };
 
 /// The `agent` plugin: registered with `plugin add nu_plugin_agent`.
@@ -55,6 +56,11 @@ impl Plugin for AgentPlugin {
     fn commands(&self) -> Vec<Box<dyn PluginCommand<Plugin = Self>>> {
         vec![
             Box::new(Agent),
+            Box::new(Ask),
+            Box::new(AgentExplain),
+            Box::new(AgentSuggest),
+            Box::new(AgentHistory),
+            Box::new(AgentContext),
             Box::new(AgentRun),
             Box::new(AgentPolicy),
             Box::new(AgentPolicyCheck),

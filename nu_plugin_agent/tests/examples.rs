@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use nu_plugin_agent::{
-    Agent, AgentModel, AgentModelInfo, AgentModelList, AgentModelPull, AgentModelUse, AgentPlugin,
-    AgentPolicy, AgentPolicyCheck, AgentRun,
+    Agent, AgentContext, AgentExplain, AgentHistory, AgentModel, AgentModelInfo, AgentModelList,
+    AgentModelPull, AgentModelUse, AgentPlugin, AgentPolicy, AgentPolicyCheck, AgentRun,
+    AgentSuggest, Ask,
 };
 use nu_plugin_test_support::PluginTest;
 use nu_protocol::ShellError;
@@ -40,4 +41,34 @@ fn agent_model_examples() -> Result<(), ShellError> {
     harness()?.test_command_examples(&AgentModelInfo)?;
     harness()?.test_command_examples(&AgentModelPull)?;
     harness()?.test_command_examples(&AgentModelUse)
+}
+
+#[test]
+fn agent_loop_command_examples() -> Result<(), ShellError> {
+    harness()?.test_command_examples(&Ask)?;
+    harness()?.test_command_examples(&AgentExplain)?;
+    harness()?.test_command_examples(&AgentSuggest)?;
+    harness()?.test_command_examples(&AgentHistory)?;
+    harness()?.test_command_examples(&AgentContext)
+}
+
+#[test]
+fn agent_context_reports_this_machine() -> Result<(), ShellError> {
+    let arch = harness()?
+        .eval("(agent context).arch")?
+        .into_value(nu_protocol::Span::test_data())?;
+    assert_eq!(arch.as_str()?, std::env::consts::ARCH);
+    let text = harness()?
+        .eval("agent context --prompt")?
+        .into_value(nu_protocol::Span::test_data())?;
+    assert!(text.as_str()?.contains("Machine: "), "{text:?}");
+    Ok(())
+}
+
+#[test]
+fn ask_without_a_request_says_what_to_do() -> Result<(), ShellError> {
+    let result = harness()?.eval("ask");
+    let error = format!("{:?}", result.err());
+    assert!(error.contains("ask needs a request"), "{error}");
+    Ok(())
 }

@@ -33,6 +33,9 @@ use nu_plugin_agent::model_report::{
 };
 use nu_protocol::{Span, Value};
 
+#[path = "nu_agent/ask.rs"]
+mod ask;
+
 /// Exit code of a run stopped by its time limit (as `timeout(1)`).
 const EXIT_TIMED_OUT: u8 = 124;
 /// Exit code of a pipeline that failed to parse or run.
@@ -57,6 +60,32 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Give the agent a task in plain words: it plans, runs Nushell
+    /// pipelines under your policy (asking on the terminal where it must),
+    /// and prints the answer. Standard input, when piped, is context.
+    Ask {
+        /// What to do, e.g. "which files here are largest?".
+        request: Vec<String>,
+        /// Go on with the last conversation.
+        #[arg(long = "continue", short = 'c')]
+        continue_last: bool,
+        /// The model for this request (a local model name or path, or the
+        /// server's model name).
+        #[arg(long, short = 'm')]
+        model: Option<String>,
+        /// Most model turns (default: agent.max_steps, 15).
+        #[arg(long)]
+        max_steps: Option<usize>,
+        /// Print the agent's final directory on stdout (the answer goes to
+        /// stderr), for `cd "$(nu-agent ask --cd ...)"`.
+        #[arg(long)]
+        cd: bool,
+        /// Print returned data as JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        approval: ApprovalFlags,
+    },
     /// Run a Nushell pipeline in the agent's embedded engine, under your
     /// policy: checked first, asked about when needed, guarded while it runs.
     Run {
@@ -193,6 +222,26 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Ask {
+            request,
+            continue_last,
+            model,
+            max_steps,
+            cd,
+            json,
+            approval,
+        } => {
+            let args = ask::AskArgs {
+                request: request.join(" "),
+                continue_last,
+                model,
+                max_steps,
+                cd,
+                json,
+            };
+            let cancel = cancel_on_ctrl_c();
+            ask::ask(args, config, approver(&approval), &cancel)
+        }
         Command::Run {
             pipeline,
             json,

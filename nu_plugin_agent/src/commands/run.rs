@@ -225,7 +225,7 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
 
 /// The `--approve` patterns, given as a list or repeated; a bad pattern is
 /// an error at the flag.
-fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, LabeledError> {
+pub(crate) fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, LabeledError> {
     let mut patterns = Vec::new();
     for (name, value) in &call.named {
         if name.item != "approve" {
