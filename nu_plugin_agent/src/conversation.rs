@@ -169,6 +169,10 @@ pub(crate) fn changed_cwd(shell: &PolicyShell, before: &std::path::Path) -> Opti
     (after != before && after.is_dir()).then_some(after)
 }
 
+/// Where a request is recorded (none with `agent.history` off), and the
+/// messages it goes on from.
+pub(crate) type OpenedConversation = (Option<Box<dyn Transcript>>, Vec<Message>);
+
 /// The history for this request: a new conversation, or the last one when
 /// `continue_last` (with its messages). With `agent.history` off, none.
 pub(crate) fn open_conversation(
@@ -178,7 +182,7 @@ pub(crate) fn open_conversation(
     model: &str,
     request: &str,
     span: Span,
-) -> Result<(Option<Box<dyn Transcript>>, Vec<Message>), LabeledError> {
+) -> Result<OpenedConversation, LabeledError> {
     if !config.agent.history {
         if continue_last {
             return Err(LabeledError::new(
