@@ -584,3 +584,23 @@ fn explain_without_investigate_offers_no_nu_tool() {
     assert_eq!(names, ["help", "answer"]);
     assert!(requests[0].messages[1].content.contains("a.txt"));
 }
+
+#[test]
+fn a_repeated_call_is_not_run_again() {
+    let mut ep = episode(
+        vec![
+            call("help", serde_json::json!({"command": "ls"})),
+            call("help", serde_json::json!({"command": "ls"})),
+            nu("ls | length"),
+            nu("ls | length"),
+            answer("3"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent.run("count", &CancelToken::new());
+    let results = ep.tool_results();
+    assert!(results[1].contains("same call at step 1"), "{results:?}");
+    assert!(results[3].contains("same call at step 3"), "{results:?}");
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok], "the pipeline ran once");
+}

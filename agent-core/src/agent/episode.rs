@@ -246,6 +246,9 @@ impl Agent {
     }
 
     fn steps(&mut self, steps: &mut usize, cancel: &CancelToken) -> Ending {
+        // Calls made in this request, by step, to catch a model repeating
+        // itself (small models loop on the same call).
+        let mut made: Vec<(usize, String)> = Vec::new();
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -305,7 +308,34 @@ impl Agent {
                 if cancel.is_cancelled() {
                     return Ending::Cancelled;
                 }
-                let result = match Action::from_call(call) {
+                let signature = format!(
+                    "{} {}",
+                    call.name,
+                    serde_json::Value::Object(call.arguments.clone())
+                );
+                let action = Action::from_call(call);
+                let repeated = made
+                    .iter()
+                    .rev()
+                    .find(|(_, s)| *s == signature)
+                    .map(|(n, _)| *n);
+                made.push((step, signature));
+                let repeats_last_step = repeated.is_some_and(|n| n + 1 >= step);
+                if let Some(earlier) = repeated
+                    && (matches!(action, Action::Help { .. })
+                        || (repeats_last_step && matches!(action, Action::Run { .. })))
+                {
+                    self.emit(AgentEvent::Repaired {
+                        step,
+                        message: "the same call again".into(),
+                    });
+                    self.push(Message::tool(
+                        call.id.clone(),
+                        format!("You made this same call at step {earlier}; its result is above. Do something different, or call `answer`."),
+                    ));
+                    continue;
+                }
+                let result = match action {
                     Action::Run { pipeline, why } => {
                         if self.may_run() {
                             self.run_step(step, &pipeline, &why, cancel)
