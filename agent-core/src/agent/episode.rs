@@ -276,7 +276,7 @@ impl Agent {
             if let Some(repair) = turn.repair.clone() {
                 self.emit(AgentEvent::Repaired {
                     step,
-                    message: repair.clone(),
+                    message: "the reply could not be read as a tool call; asked again".into(),
                 });
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
                 self.push(Message::user(repair));
@@ -290,7 +290,7 @@ impl Agent {
                             .to_string();
                     self.emit(AgentEvent::Repaired {
                         step,
-                        message: message.clone(),
+                        message: "an empty reply; asked again".into(),
                     });
                     self.push(Message::assistant("", Vec::new()));
                     self.push(Message::user(message));
@@ -327,7 +327,7 @@ impl Agent {
                 {
                     self.emit(AgentEvent::Repaired {
                         step,
-                        message: "the same call again".into(),
+                        message: format!("the same call as step {earlier}; not made again"),
                     });
                     self.push(Message::tool(
                         call.id.clone(),

@@ -108,7 +108,8 @@ pub enum AgentEvent {
     },
     /// The model looked up a command with the `help` tool.
     LookedUp { step: usize, command: String },
-    /// The model's turn could not be read as a call; it was asked again.
+    /// The model's turn was not acted on (a call that could not be read,
+    /// an empty reply, a call repeated); `message` says which, briefly.
     Repaired { step: usize, message: String },
     /// Something arrived from outside the loop between turns.
     External(String),

@@ -303,8 +303,8 @@ impl ProgressView {
                 let text = state.paint("2", &fit(&format!("  ? help {command}"), width));
                 state.line(&text);
             }
-            AgentEvent::Repaired { .. } => {
-                let text = state.paint("2", "  ↻ the model's reply could not be read; asked again");
+            AgentEvent::Repaired { message, .. } => {
+                let text = state.paint("2", &fit(&format!("  ↻ {message}"), width));
                 state.line(&text);
             }
             AgentEvent::External(text) => {
