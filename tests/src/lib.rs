@@ -7,6 +7,7 @@ use std::{
 };
 
 pub mod redteam;
+pub mod replay;
 pub mod tmux;
 
 /// The nu minor version the plugin speaks.
@@ -56,12 +57,18 @@ pub fn workspace_binary(name: &str) -> PathBuf {
 
 /// Run `nu` with no config files in `cwd`.
 pub fn nu(cwd: &Path, script: &str) -> Output {
+    nu_env(cwd, script, &[])
+}
+
+/// Run `nu` with no config files in `cwd`, with `env` added.
+pub fn nu_env(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Output {
     Command::new(nu_binary())
         .arg("--no-config-file")
         .arg("--commands")
         .arg(script)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("run nu")
 }
@@ -90,6 +97,23 @@ pub fn nu_with_agent(registry: &Path, cwd: &Path, script: &str) -> Output {
             "plugin use --plugin-config '{}' agent; {script}",
             registry.display()
         ),
+    )
+}
+
+/// [`nu_with_agent`] with `env` added to nu's environment.
+pub fn nu_with_agent_env(
+    registry: &Path,
+    cwd: &Path,
+    script: &str,
+    env: &[(&str, &str)],
+) -> Output {
+    nu_env(
+        cwd,
+        &format!(
+            "plugin use --plugin-config '{}' agent; {script}",
+            registry.display()
+        ),
+        env,
     )
 }
 

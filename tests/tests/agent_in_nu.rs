@@ -1,0 +1,321 @@
+//! `ask`, `agent explain`, `agent suggest` and `agent history` in a real nu
+//! 0.115 host (non-interactive), and `nu-agent ask`. The model is the real
+//! OpenAI-compatible backend talking to a local replay server, so every
+//! episode is deterministic.
+
+use std::{
+    path::PathBuf,
+    process::{Command, Output, Stdio},
+    time::{Duration, Instant},
+};
+
+use agent_e2e::{
+    nu_with_agent_env, register_plugin,
+    replay::{ReplayServer, Turn},
+    stdout_of, workspace_binary,
+};
+
+struct Setup {
+    dir: tempfile::TempDir,
+    work: PathBuf,
+    registry: PathBuf,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    for (name, size) in [
+        ("a.txt", 10),
+        ("big.bin", 5_000),
+        ("mid.log", 800),
+        ("huge.iso", 9_000),
+    ] {
+        std::fs::write(work.join(name), vec![b'x'; size]).unwrap();
+    }
+    std::fs::create_dir(work.join("sub")).unwrap();
+    let registry = register_plugin(dir.path());
+    Setup {
+        dir,
+        work,
+        registry,
+    }
+}
+
+impl Setup {
+    fn state(&self) -> String {
+        self.dir.path().join("state").display().to_string()
+    }
+
+    /// Run `script` in nu with the plugin talking to `server`.
+    fn nu(&self, server: &ReplayServer, script: &str) -> Output {
+        let url = server.url();
+        let state = self.state();
+        let cache = self.dir.path().join("cache").display().to_string();
+        nu_with_agent_env(
+            &self.registry,
+            &self.work,
+            script,
+            &[
+                ("NU_AGENT_BACKEND_URL", url.as_str()),
+                ("NU_AGENT_STATE_DIR", state.as_str()),
+                ("NU_AGENT_CACHE", cache.as_str()),
+            ],
+        )
+    }
+}
+
+fn stderr_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn ask_returns_data_that_keeps_flowing() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls | where type == file | sort-by size --reverse | first 5 | select name size"),
+        Turn::call(
+            "answer",
+            serde_json::json!({"text": "the largest", "out": 0}),
+        ),
+    ]);
+    let out = s.nu(
+        &server,
+        r#"ask "the 5 largest files here" | first 2 | get name | to json --raw"#,
+    );
+    assert_eq!(stdout_of(&out).trim(), r#"["huge.iso","big.bin"]"#);
+    // The step line and its verdict are on stderr.
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("● ls | where type == file"), "{stderr}");
+    assert!(stderr.contains("[allow"), "{stderr}");
+    assert!(stderr.contains("$out.0"), "{stderr}");
+}
+
+#[test]
+fn a_text_answer_is_a_string_and_piped_input_is_context() {
+    let s = setup();
+    let server = ReplayServer::start(vec![Turn::answer("The linker is missing: install gcc.")]);
+    let out = s.nu(
+        &server,
+        r#""error: linker `cc` not found" | ask "why did it fail?" | str upcase"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "THE LINKER IS MISSING: INSTALL GCC."
+    );
+    let shown = server.shown(0);
+    assert!(shown.contains("why did it fail?"), "{shown}");
+    assert!(shown.contains("linker `cc` not found"), "{shown}");
+    // The system prompt names the machine and the cwd.
+    assert!(shown.contains("Machine: "), "{shown}");
+    assert!(
+        shown.contains(&format!("cwd: {}", s.work.display())),
+        "{shown}"
+    );
+}
+
+#[test]
+fn steps_that_ask_are_denied_without_a_terminal_unless_approved_in_advance() {
+    let s = setup();
+    let server = ReplayServer::start(vec![Turn::nu("mkdir made"), Turn::answer("could not")]);
+    let out = s.nu(&server, r#"ask "make a dir""#);
+    stdout_of(&out);
+    assert!(!s.work.join("made").exists());
+    assert!(
+        server.shown(1).contains("did not approve"),
+        "{}",
+        server.shown(1)
+    );
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("nobody could be asked"), "{stderr}");
+
+    let server = ReplayServer::start(vec![Turn::nu("mkdir made"), Turn::answer("made")]);
+    stdout_of(&s.nu(&server, r#"ask --yes "make a dir""#));
+    assert!(s.work.join("made").is_dir());
+
+    let server = ReplayServer::start(vec![Turn::nu("mkdir other"), Turn::answer("made")]);
+    stdout_of(&s.nu(&server, r#"ask --approve "mkdir *" "make another""#));
+    assert!(s.work.join("other").is_dir());
+}
+
+#[test]
+fn continue_goes_on_with_the_last_conversation_and_history_lists_it() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls | length"),
+        Turn::answer("5 entries"),
+        Turn::answer("still 5"),
+    ]);
+    stdout_of(&s.nu(&server, r#"ask "how many entries?""#));
+    let out = s.nu(&server, r#"ask --continue "and now?""#);
+    assert_eq!(stdout_of(&out).trim(), "still 5");
+    let shown = server.shown(2);
+    assert!(shown.contains("how many entries?"), "{shown}");
+    assert!(shown.contains("$out.0"), "{shown}");
+    assert!(shown.contains("and now?"), "{shown}");
+
+    let server = ReplayServer::start(Vec::new());
+    let out = s.nu(
+        &server,
+        "agent history | select runs steps outcome prompt | to json --raw",
+    );
+    let rows: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "{rows}");
+    assert_eq!(rows[0]["runs"], 2);
+    assert_eq!(rows[0]["steps"], 3);
+    assert_eq!(rows[0]["outcome"], "answered");
+    assert_eq!(rows[0]["prompt"], "how many entries?");
+    let out = s.nu(&server, "agent history --last | get role | to json --raw");
+    assert_eq!(
+        stdout_of(&out).trim(),
+        r#"["user","assistant","tool","assistant","user","assistant"]"#
+    );
+}
+
+#[test]
+fn the_step_limit_and_a_dead_server_are_errors_that_say_so() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls"),
+        Turn::nu("ps | length"),
+        Turn::nu("pwd"),
+    ]);
+    let out = s.nu(&server, r#"ask --max-steps 2 "loop""#);
+    assert!(!out.status.success());
+    assert!(
+        stderr_of(&out).contains("no answer after 2 steps"),
+        "{}",
+        stderr_of(&out)
+    );
+
+    // A closed port.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let started = Instant::now();
+    let state = s.state();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let out = nu_with_agent_env(
+        &s.registry,
+        &s.work,
+        r#"$env.config.plugins.agent = {model: {retries: 0, timeout: 5sec}}; ask "hi""#,
+        &[
+            ("NU_AGENT_BACKEND_URL", url.as_str()),
+            ("NU_AGENT_STATE_DIR", state.as_str()),
+        ],
+    );
+    assert!(!out.status.success());
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn cd_moves_the_caller_to_the_agents_directory() {
+    let s = setup();
+    let server = ReplayServer::start(vec![Turn::nu("cd sub"), Turn::answer("moved")]);
+    let out = s.nu(&server, r#"ask --cd "go to sub" | ignore; pwd"#);
+    assert_eq!(
+        stdout_of(&out).trim(),
+        s.work.join("sub").display().to_string()
+    );
+    let server = ReplayServer::start(vec![Turn::nu("cd sub"), Turn::answer("moved")]);
+    let out = s.nu(&server, r#"ask "go to sub" | ignore; pwd"#);
+    assert_eq!(stdout_of(&out).trim(), s.work.display().to_string());
+}
+
+#[test]
+fn suggest_and_explain_run_nothing() {
+    let s = setup();
+    let server = ReplayServer::start(vec![Turn::call(
+        "nu",
+        serde_json::json!({"pipeline": "mkdir out", "why": "make it"}),
+    )]);
+    let out = s.nu(&server, r#"agent suggest "make a dir" | to json --raw"#);
+    let record: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert_eq!(record["pipeline"], "mkdir out");
+    assert_eq!(record["why"], "make it");
+    assert_eq!(record["verdict"], "confirm");
+    assert!(!s.work.join("out").exists());
+
+    let server = ReplayServer::start(vec![Turn::answer("It lists files over a megabyte.")]);
+    let out = s.nu(&server, r#"agent explain "ls | where size > 1mb""#);
+    assert_eq!(stdout_of(&out).trim(), "It lists files over a megabyte.");
+    let shown = server.shown(0);
+    assert!(shown.contains("ls | where size > 1mb"), "{shown}");
+    assert!(shown.contains("ls: read (allow)"), "{shown}");
+    let tools: Vec<String> = server.requests()[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(tools, ["help", "answer"]);
+
+    let server = ReplayServer::start(vec![Turn::answer("A table of files.")]);
+    let out = s.nu(&server, r#"ls | agent explain "what is this?""#);
+    assert_eq!(stdout_of(&out).trim(), "A table of files.");
+    assert!(server.shown(0).contains("huge.iso"), "{}", server.shown(0));
+}
+
+/// `nu-agent` with the replay server, stdin from `input` (or none).
+fn nu_agent(s: &Setup, server: &ReplayServer, args: &[&str], input: Option<&str>) -> Output {
+    let mut child = Command::new(workspace_binary("nu-agent"))
+        .args(args)
+        .current_dir(&s.work)
+        .env("NU_AGENT_BACKEND_URL", server.url())
+        .env("NU_AGENT_STATE_DIR", s.state())
+        .env("NO_COLOR", "1")
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(text) = input {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn nu_agent_ask_prints_the_answer_and_reads_stdin_as_context() {
+    let s = setup();
+    let server = ReplayServer::start(vec![Turn::nu("ls | length"), Turn::answer("5 entries")]);
+    let out = nu_agent(&s, &server, &["ask", "how many entries?"], None);
+    assert_eq!(stdout_of(&out).trim(), "5 entries");
+
+    let server = ReplayServer::start(vec![Turn::answer("a build log")]);
+    let out = nu_agent(
+        &s,
+        &server,
+        &["ask", "what is this?"],
+        Some("make: *** [all] Error 2\n"),
+    );
+    assert_eq!(stdout_of(&out).trim(), "a build log");
+    assert!(server.shown(0).contains("Error 2"), "{}", server.shown(0));
+
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls | where type == file | sort-by name | select name"),
+        Turn::call("answer", serde_json::json!({"text": "files", "out": 0})),
+    ]);
+    let out = nu_agent(&s, &server, &["ask", "--json", "list files"], None);
+    let json: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert_eq!(json[0]["name"], "a.txt");
+
+    let server = ReplayServer::start(vec![Turn::nu("mkdir made"), Turn::answer("no")]);
+    let out = nu_agent(&s, &server, &["ask", "make it"], None);
+    stdout_of(&out);
+    assert!(!s.work.join("made").exists(), "no terminal: denied");
+}
