@@ -260,6 +260,25 @@ fn suggest_and_explain_run_nothing() {
     assert!(server.shown(0).contains("huge.iso"), "{}", server.shown(0));
 }
 
+#[test]
+fn explain_investigate_may_only_read() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls | length"),
+        Turn::nu("mkdir investigated"),
+        Turn::answer("five entries; I could not write"),
+    ]);
+    let out = s.nu(
+        &server,
+        r#"agent explain --investigate "what is in this directory?""#,
+    );
+    assert_eq!(stdout_of(&out).trim(), "five entries; I could not write");
+    assert!(!s.work.join("investigated").exists());
+    let shown = server.shown(2);
+    assert!(shown.contains("$out.0"), "{shown}");
+    assert!(shown.contains("blocked by"), "{shown}");
+}
+
 /// `nu-agent` with the replay server, stdin from `input` (or none).
 fn nu_agent(s: &Setup, server: &ReplayServer, args: &[&str], input: Option<&str>) -> Output {
     let mut child = Command::new(workspace_binary("nu-agent"))

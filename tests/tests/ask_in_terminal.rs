@@ -1,0 +1,133 @@
+//! `ask` in an interactive nu (driven through tmux): the step line with the
+//! policy's verdict, the approval prompt answered by a key, the result on
+//! disk, the answer, and Ctrl+C while the model's step runs. The model is
+//! the real OpenAI-compatible backend talking to a local replay server.
+
+use std::{
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use agent_e2e::{
+    nu_binary, register_plugin,
+    replay::{ReplayServer, Turn},
+    tmux::Tmux,
+};
+
+/// How long a step may take to show (debug builds on a busy machine).
+const STEP: Duration = Duration::from_secs(40);
+
+fn wait_for(tmux: &Tmux, text: &str) {
+    let started = Instant::now();
+    while !tmux.screen().contains(text) {
+        assert!(
+            started.elapsed() < STEP,
+            "timed out waiting for {text:?}; screen:\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// nu in `work` with the plugin, its model the replay server at `url`.
+fn nu_in_terminal(name: &str, dir: &Path, work: &Path, url: &str) -> Tmux {
+    let registry = register_plugin(dir);
+    let command = format!(
+        "env NU_AGENT_STATE_DIR='{}' NU_AGENT_BACKEND_URL='{url}' {} --no-config-file",
+        dir.join("state").display(),
+        nu_binary().display()
+    );
+    let tmux = Tmux::start(name, work, &command);
+    wait_for(&tmux, "work>");
+    tmux.send(&[
+        &format!(
+            "plugin use --plugin-config '{}' agent; print ready",
+            registry.display()
+        ),
+        "Enter",
+    ]);
+    wait_for(&tmux, "\nready");
+    tmux
+}
+
+fn setup() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    (dir, work)
+}
+
+#[test]
+fn approving_with_y_runs_the_step_and_the_answer_shows() {
+    let (dir, work) = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("mkdir made-by-agent"),
+        Turn::answer("Made the directory."),
+    ]);
+    let tmux = nu_in_terminal("ask-yes", dir.path(), &work, &server.url());
+    tmux.send(&[r#"ask "make a directory""#, "Enter"]);
+    wait_for(&tmux, "[Y]es [n]o");
+    let screen = tmux.screen();
+    assert!(
+        screen.contains("● mkdir made-by-agent [confirm"),
+        "{screen}"
+    );
+    assert!(screen.contains("write: made-by-agent"), "{screen}");
+    tmux.send(&["y"]);
+    wait_for(&tmux, "Made the directory.");
+    assert!(work.join("made-by-agent").is_dir(), "{}", tmux.screen());
+    assert!(
+        tmux.screen().contains("approved by user"),
+        "{}",
+        tmux.screen()
+    );
+    if std::env::var_os("NU_AGENT_SHOW_SCREEN").is_some() {
+        eprintln!("{}", tmux.screen());
+    }
+}
+
+#[test]
+fn denying_with_n_keeps_the_disk_and_tells_the_model() {
+    let (dir, work) = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("mkdir refused-dir"),
+        Turn::answer("I did not create it."),
+    ]);
+    let tmux = nu_in_terminal("ask-no", dir.path(), &work, &server.url());
+    tmux.send(&[r#"ask "make a directory""#, "Enter"]);
+    wait_for(&tmux, "[Y]es [n]o");
+    tmux.send(&["n"]);
+    wait_for(&tmux, "I did not create it.");
+    assert!(!work.join("refused-dir").exists());
+    assert!(tmux.screen().contains("denied"), "{}", tmux.screen());
+    let shown = server.shown(1);
+    assert!(shown.contains("did not approve"), "{shown}");
+}
+
+#[test]
+fn ctrl_c_stops_a_running_step_and_the_conversation_can_continue() {
+    let (dir, work) = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("sleep 30sec; 'late' | save late.txt"),
+        Turn::answer("back again"),
+    ]);
+    let tmux = nu_in_terminal("ask-ctrl-c", dir.path(), &work, &server.url());
+    tmux.send(&[r#"ask "wait a while""#, "Enter"]);
+    // `save` asks first; approve it so that the step runs.
+    wait_for(&tmux, "[Y]es [n]o");
+    tmux.send(&["y"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let started = Instant::now();
+    tmux.send(&["C-c"]);
+    wait_for(&tmux, "interrupted");
+    assert!(started.elapsed() < Duration::from_secs(15));
+    if std::env::var_os("NU_AGENT_SHOW_SCREEN").is_some() {
+        eprintln!("{}", tmux.screen());
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!work.join("late.txt").exists());
+    tmux.send(&[r#"ask --continue "are you there?""#, "Enter"]);
+    wait_for(&tmux, "back again");
+    let shown = server.shown(1);
+    assert!(shown.contains("wait a while"), "{shown}");
+}
