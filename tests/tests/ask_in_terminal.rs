@@ -131,3 +131,33 @@ fn ctrl_c_stops_a_running_step_and_the_conversation_can_continue() {
     let shown = server.shown(1);
     assert!(shown.contains("wait a while"), "{shown}");
 }
+
+#[test]
+fn alt_s_replaces_the_command_line_with_the_suggestion() {
+    let (dir, work) = setup();
+    let server = ReplayServer::start(vec![Turn::call(
+        "nu",
+        serde_json::json!({"pipeline": "ls | where size > 1mb", "why": "big files"}),
+    )]);
+    let tmux = nu_in_terminal("suggest-key", dir.path(), &work, &server.url());
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nu-scripts/agent.nu");
+    tmux.send(&[
+        &format!("use '{}'; print loaded", module.display()),
+        "Enter",
+    ]);
+    wait_for(&tmux, "\nloaded");
+    tmux.send(&["files over a megabyte"]);
+    wait_for(&tmux, "files over a megabyte");
+    tmux.send(&["M-s"]);
+    wait_for(&tmux, "> ls | where size > 1mb");
+    let shown = server.shown(0);
+    assert!(shown.contains("files over a megabyte"), "{shown}");
+    // Nothing ran: the line waits for the user.
+    let screen = tmux.screen();
+    let last = screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert!(last.contains("> ls | where size > 1mb"), "{screen}");
+}
