@@ -9,7 +9,7 @@ use nu_protocol::{
 
 use crate::{
     AgentPlugin,
-    commands::run::approve_patterns,
+    commands::run::{approve_patterns, with_approval_flags},
     conversation::{
         ApprovalChoice, cancel_on_interrupt, changed_cwd, open_conversation, prepare, terminal_view,
     },
@@ -30,7 +30,7 @@ impl PluginCommand for Ask {
     }
 
     fn signature(&self) -> Signature {
-        Signature::build(self.name())
+        with_approval_flags(Signature::build(self.name()))
             .input_output_types(vec![(Type::Any, Type::Any)])
             .rest(
                 "request",
@@ -41,20 +41,6 @@ impl PluginCommand for Ask {
                 "continue",
                 "Go on with the last conversation (its results included).",
                 Some('c'),
-            )
-            .switch(
-                "yes",
-                "Approve every step that asks (never one that is blocked); nothing is asked.",
-                Some('y'),
-            )
-            .named(
-                "approve",
-                SyntaxShape::OneOf(vec![
-                    SyntaxShape::String,
-                    SyntaxShape::List(Box::new(SyntaxShape::String)),
-                ]),
-                "Approve steps matching these patterns, e.g. '^git fetch *'; others that ask are denied.",
-                None,
             )
             .named(
                 "model",

@@ -38,7 +38,7 @@ impl SimplePluginCommand for AgentRun {
     }
 
     fn signature(&self) -> Signature {
-        Signature::build(self.name())
+        with_approval_flags(Signature::build(self.name()))
             .input_output_type(Type::Nothing, Type::Any)
             .required(
                 "pipeline",
@@ -50,20 +50,6 @@ impl SimplePluginCommand for AgentRun {
                 SyntaxShape::Duration,
                 "Stop the run after this long and return what it produced.",
                 Some('t'),
-            )
-            .switch(
-                "yes",
-                "Approve every step that asks (never one that is blocked); nothing is asked.",
-                Some('y'),
-            )
-            .named(
-                "approve",
-                SyntaxShape::OneOf(vec![
-                    SyntaxShape::String,
-                    SyntaxShape::List(Box::new(SyntaxShape::String)),
-                ]),
-                "Approve steps matching these patterns, e.g. '^git push *'; others that ask are denied.",
-                None,
             )
             .switch(
                 "observe",
@@ -221,6 +207,25 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
         }
         Ok(respan(outcome.value, call.head))
     }
+}
+
+/// `--yes` and `--approve`: approving in advance what would ask.
+pub(crate) fn with_approval_flags(signature: Signature) -> Signature {
+    signature
+        .switch(
+            "yes",
+            "Approve every step that asks (never one that is blocked); nothing is asked.",
+            Some('y'),
+        )
+        .named(
+            "approve",
+            SyntaxShape::OneOf(vec![
+                SyntaxShape::String,
+                SyntaxShape::List(Box::new(SyntaxShape::String)),
+            ]),
+            "Approve steps matching these patterns, e.g. '^git push *'; others that ask are denied.",
+            None,
+        )
 }
 
 /// The `--approve` patterns, given as a list or repeated; a bad pattern is
