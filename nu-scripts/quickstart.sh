@@ -34,7 +34,8 @@ fi
 
 echo "== ask, in nu $("$NU" --version), in $(pwd)"
 "$NU" --no-config-file -c \
-  "plugin use --plugin-config '$REGISTRY' agent; ask 'which file in this directory is the largest?'"
+  "plugin use --plugin-config '$REGISTRY' agent; ask 'which file in this directory is the largest?'" \
+  || echo "== ask ended without an answer (see above); the setup itself is done" >&2
 cat <<MSG
 
 The plugin is registered in $REGISTRY. To use it in your own nu 0.115:

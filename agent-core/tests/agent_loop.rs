@@ -604,3 +604,36 @@ fn a_repeated_call_is_not_run_again() {
     assert!(results[3].contains("same call at step 3"), "{results:?}");
     assert_eq!(ep.statuses(), vec![StepStatus::Ok], "the pipeline ran once");
 }
+
+#[test]
+fn a_model_going_round_in_circles_is_asked_to_answer_then_stopped() {
+    let help = || call("help", serde_json::json!({"command": "ls"}));
+    let mut ep = episode(
+        vec![help(), help(), help(), answer("ls lists files")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("what does ls do?", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
+    let requests = ep.requests.lock().unwrap();
+    let tools: Vec<&str> = requests[3].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["answer"]);
+    assert_eq!(requests[3].tool_choice, ToolChoice::Required);
+    assert!(
+        ep.events()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Notice(t) if t.contains("round in circles")))
+    );
+    drop(requests);
+
+    let mut ep = episode(vec![help(); 8], Policy::default(), AgentOptions::default());
+    match ep.agent.run("what does ls do?", &CancelToken::new()) {
+        Ending::Failed(error) => assert!(error.contains("keeps repeating itself"), "{error}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert_eq!(
+        ep.requests.lock().unwrap().len(),
+        5,
+        "one useful turn, four idle ones"
+    );
+}

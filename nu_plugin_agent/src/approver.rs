@@ -67,6 +67,17 @@ impl PromptApprover {
         if self.found_nobody() {
             return None;
         }
+        // No controlling terminal at all (cron, CI, a pipe): nobody to ask,
+        // and asking nu for the foreground would only make it print an error.
+        if std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .is_err()
+        {
+            self.no_terminal.store(true, Ordering::SeqCst);
+            return None;
+        }
         let _one_prompt = PROMPT.lock().unwrap_or_else(PoisonError::into_inner);
         let _quiet = QuietSignals::install();
         let Ok(foreground) = self.engine.enter_foreground() else {

@@ -30,6 +30,10 @@ pub type EventSink = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
 
 /// Prompt tokens kept free for the tools' definitions and the template.
 const TOOLS_RESERVE: usize = 400;
+/// Idle turns in a row after which only `answer` is offered.
+const STUCK_TURNS: usize = 2;
+/// Idle turns in a row after which the loop gives up.
+const STUCK_GIVE_UP: usize = 4;
 /// Retries of a turn whose prompt did not fit, each after shortening more.
 const CONTEXT_RETRIES: usize = 2;
 
@@ -249,6 +253,9 @@ impl Agent {
         // Calls made in this request, by step, to catch a model repeating
         // itself (small models loop on the same call).
         let mut made: Vec<(usize, String)> = Vec::new();
+        // Turns in a row that did nothing (a call that could not be read,
+        // an empty reply, only repeated or invalid calls).
+        let mut idle_turns = 0;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -269,10 +276,25 @@ impl Agent {
                 step,
                 max_steps: self.options.max_steps,
             });
-            let turn = match self.model_turn(cancel) {
+            if idle_turns >= STUCK_GIVE_UP {
+                return Ending::Failed(
+                    "the model keeps repeating itself without an answer; rephrase the request or use a larger model (agent model list)".into(),
+                );
+            }
+            let answer_only = idle_turns >= STUCK_TURNS;
+            if answer_only && idle_turns == STUCK_TURNS {
+                self.notice(
+                    "the model is going round in circles; it is asked to answer now".into(),
+                );
+                self.push(Message::user(
+                    "You are repeating yourself. Stop and call `answer` now with what you know.",
+                ));
+            }
+            let turn = match self.model_turn(answer_only, cancel) {
                 TurnResult::Turn(turn) => turn,
                 TurnResult::End(ending) => return ending,
             };
+            idle_turns += 1;
             if let Some(repair) = turn.repair.clone() {
                 self.emit(AgentEvent::Repaired {
                     step,
@@ -335,6 +357,9 @@ impl Agent {
                     ));
                     continue;
                 }
+                if !matches!(action, Action::Invalid(_)) {
+                    idle_turns = 0;
+                }
                 let result = match action {
                     Action::Run { pipeline, why } => {
                         if self.may_run() {
@@ -378,8 +403,13 @@ impl Agent {
 
     /// One model turn, the conversation fitted to the context first; a
     /// prompt that still does not fit is shortened further and retried.
-    fn model_turn(&mut self, cancel: &CancelToken) -> TurnResult {
-        let tools = tool_defs(self.options.kind);
+    fn model_turn(&mut self, answer_only: bool, cancel: &CancelToken) -> TurnResult {
+        let mut tools = tool_defs(self.options.kind);
+        let mut tool_choice = self.options.tool_choice;
+        if answer_only {
+            tools.retain(|t| t.name == super::ANSWER_TOOL);
+            tool_choice = ToolChoice::Required;
+        }
         let reserve = self.options.max_tokens as usize + TOOLS_RESERVE;
         let mut limit = self.options.context_tokens.saturating_sub(reserve).max(256);
         for attempt in 0..=CONTEXT_RETRIES {
@@ -389,7 +419,7 @@ impl Agent {
             let request = ChatRequest {
                 messages: self.messages.clone(),
                 tools: tools.clone(),
-                tool_choice: self.options.tool_choice,
+                tool_choice,
                 max_tokens: self.options.max_tokens,
                 temperature: self.options.temperature,
             };
