@@ -261,6 +261,30 @@ fn suggest_and_explain_run_nothing() {
 }
 
 #[test]
+fn explain_takes_a_closure_or_bytes() {
+    let s = setup();
+    let server = ReplayServer::start(vec![Turn::answer("It kills busy processes.")]);
+    let out = s.nu(
+        &server,
+        "agent explain { ps | where cpu > 50 | each { kill $in.pid } }",
+    );
+    assert_eq!(stdout_of(&out).trim(), "It kills busy processes.");
+    let shown = server.shown(0);
+    assert!(
+        shown.contains("ps | where cpu > 50 | each { kill $in.pid }"),
+        "{shown}"
+    );
+    assert!(shown.contains("kill"), "{shown}");
+
+    let server = ReplayServer::start(vec![Turn::answer("A gzip file.")]);
+    let out = s.nu(&server, "0x[1f 8b 08 00 00 00 00 00] | agent explain");
+    assert_eq!(stdout_of(&out).trim(), "A gzip file.");
+    let shown = server.shown(0);
+    assert!(shown.contains("Explain this data"), "{shown}");
+    assert!(shown.contains("binary 8B, gzip data"), "{shown}");
+}
+
+#[test]
 fn explain_investigate_may_only_read() {
     let s = setup();
     let server = ReplayServer::start(vec![
