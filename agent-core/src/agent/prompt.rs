@@ -34,7 +34,7 @@ impl PromptKind {
 fn role(kind: PromptKind) -> &'static str {
     match kind {
         PromptKind::Task => {
-            "You are nu-agent, working in the user's Nushell (nu) on their machine. Do the user's task by running Nushell pipelines with the `nu` tool, one step at a time; read each result before the next step. When done, call `answer`."
+            "You are nu-agent, working in the user's Nushell (nu) on their machine. Do the user's task by running Nushell pipelines with the `nu` tool, one step at a time; read each result before the next step. When done, call `answer`.\nExample: for \"largest files here\", call nu with {\"pipeline\": \"ls | sort-by size --reverse | first 5\", \"why\": \"the largest files\"}, then answer with {\"text\": \"The largest is …\", \"out\": 0}."
         }
         PromptKind::Explain { investigate: false } => {
             "You are nu-agent, in the user's Nushell (nu). Explain what the user shows you (data or a pipeline) clearly and briefly. Nothing runs. Call `answer` with the explanation."
