@@ -4,11 +4,13 @@
 //! quality is not asserted. Also measures the system prompt with the tools
 //! and the machine's context in the model's own tokens.
 
+mod support;
+
 use std::{
-    path::PathBuf,
     sync::{Arc, Mutex},
     time::Duration,
 };
+use support::test_model;
 
 use agent_core::{
     agent::{Agent, AgentEvent, AgentOptions, AgentState, Ending, PromptKind, system_prompt},
@@ -20,21 +22,6 @@ use agent_core::{
 
 /// The system prompt's budget with tools and context, in tokens.
 const PROMPT_BUDGET: u32 = 1_200;
-
-fn test_model() -> PathBuf {
-    let path = std::env::var_os("NU_AGENT_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/nu-agent/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        path.exists(),
-        "{} missing: run nu-scripts/fetch-test-model.sh",
-        path.display()
-    );
-    path
-}
 
 /// Checks the order of a run's events: thinking starts each turn, a
 /// proposal is followed by approval/running/observed, one final event last.

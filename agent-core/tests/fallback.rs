@@ -3,33 +3,20 @@
 //! real local model (SmolLM2-135M-Instruct) with a notice; a server that
 //! refuses the key is an error, never a silent fallback.
 
+mod support;
+
 use std::{
     ffi::OsString,
     io::{BufRead, BufReader, Read, Write},
     net::TcpListener,
-    path::PathBuf,
 };
+use support::test_model;
 
 use agent_core::{
     llm::{ChatBackend, ChatEvent, ChatTurn, FinishReason, LlmError, Message, ModelSettings},
     shell::CancelToken,
 };
 use nu_protocol::{Record, Value};
-
-fn test_model() -> PathBuf {
-    let path = std::env::var_os("NU_AGENT_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/nu-agent/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        path.exists(),
-        "{} missing: run nu-scripts/fetch-test-model.sh",
-        path.display()
-    );
-    path
-}
 
 /// `model` settings for the OpenAI backend at `url`, falling back to the
 /// test model.

@@ -3,7 +3,10 @@
 //! tool-call grammar, KV-cache reuse, the on-disk prefix cache, cancel, and
 //! clear errors for broken model files.
 
-use std::{path::PathBuf, time::Duration};
+mod support;
+
+use std::time::Duration;
+use support::test_model;
 
 use agent_core::{
     llm::{
@@ -13,21 +16,6 @@ use agent_core::{
     shell::CancelToken,
 };
 use serde_json::json;
-
-fn test_model() -> PathBuf {
-    let path = std::env::var_os("NU_AGENT_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/nu-agent/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        path.exists(),
-        "{} missing: run nu-scripts/fetch-test-model.sh",
-        path.display()
-    );
-    path
-}
 
 /// Every test uses the same load settings, so they share the resident model.
 fn config() -> LocalConfig {

@@ -3,27 +3,15 @@
 //! share one loaded model, each with its own context, and the model is
 //! unloaded once idle for the keep-alive.
 
-use std::{path::PathBuf, time::Duration};
+mod support;
+
+use std::time::Duration;
+use support::test_model;
 
 use agent_core::{
     llm::{ChatBackend, ChatRequest, LocalBackend, LocalConfig, Message, ModelHost},
     shell::CancelToken,
 };
-
-fn test_model() -> PathBuf {
-    let path = std::env::var_os("NU_AGENT_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/nu-agent/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        path.exists(),
-        "{} missing: run nu-scripts/fetch-test-model.sh",
-        path.display()
-    );
-    path
-}
 
 #[test]
 fn concurrent_conversations_share_the_model_and_it_unloads_when_idle() {

@@ -1,25 +1,11 @@
 //! Token counting with a real GGUF vocabulary (SmolLM2-135M-Instruct).
 
-use std::path::PathBuf;
+mod support;
+
+use support::test_model;
 
 use agent_core::llm::{GgufTokenizer, LlmError};
 use agent_core::observe::{ApproxTokenCounter, TokenCounter};
-
-/// The test model, fetched by `nu-scripts/fetch-test-model.sh`.
-fn test_model() -> PathBuf {
-    let path = std::env::var_os("NU_AGENT_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/nu-agent/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        path.exists(),
-        "{} missing: run nu-scripts/fetch-test-model.sh",
-        path.display()
-    );
-    path
-}
 
 #[test]
 fn counts_tokens_with_the_model_vocabulary() {
