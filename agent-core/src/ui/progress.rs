@@ -2,11 +2,19 @@
 //! step runs (on a terminal only), one line per step with the policy's
 //! verdict, and a one-line preview of each result. Without a terminal the
 //! lines are plain and append-only (logs, CI).
+//!
+//! ```text
+//! ● mkdir build [confirm write: writes files]
+//!   └ $out.0 · nothing · approved by user · 74ms
+//! ● ls | select name type [allow read]
+//!   └ $out.1 · table 4 rows × 2 columns · 12ms
+//! ⠋ thinking… (step 3/15, 1.2s)  the directory now holds Cargo.toml
+//! ```
 
 use std::{
     io::Write,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex, MutexGuard, PoisonError,
         atomic::{AtomicBool, Ordering},
     },
     thread::JoinHandle,
@@ -16,30 +24,48 @@ use std::{
 use crate::{
     agent::{AgentEvent, StepStatus},
     policy::Verdict,
+    shell::humanize_duration,
 };
 
 /// Spinner frames.
 const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /// How often the spinner redraws.
 const TICK: Duration = Duration::from_millis(100);
-/// Characters of streamed text shown in the spinner line.
+/// Characters of streamed text kept for the spinner line's preview.
 const PREVIEW_CHARS: usize = 40;
+/// The fewest characters a cut preview keeps, however narrow the terminal.
+const MIN_PREVIEW: usize = 16;
+/// Carriage return and clear-to-end-of-line: redraws the spinner line.
+const CLEAR_LINE: &str = "\r\x1b[2K";
+
+/// SGR colour codes.
+const BOLD: &str = "1";
+const DIM: &str = "2";
+const RED: &str = "31";
+const GREEN: &str = "32";
+const YELLOW: &str = "33";
+const CYAN: &str = "36";
 
 /// How the view draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ViewOptions {
+    /// Colour the output (ANSI SGR codes).
     pub color: bool,
-    /// Animate a spinner (a terminal only).
+    /// Animate a spinner line with `\r` redraws (a terminal only).
     pub animate: bool,
-    /// Columns.
+    /// Columns of the terminal; lines are cut to fit.
     pub width: usize,
-    /// Show reasoning text and each step's `why`.
+    /// Echo streamed answer text as it comes; false when the front end
+    /// prints the answer itself (the spinner then previews it instead).
+    pub show_text: bool,
+    /// Show reasoning text, each step's `why` and each model turn.
     pub verbose: bool,
 }
 
 impl ViewOptions {
-    /// For stderr: colour and animation when it is a terminal (and
-    /// `NO_COLOR` is unset), its width.
+    /// For stderr: colour (unless `NO_COLOR` is set) and animation when it
+    /// is a terminal, its width (or `COLUMNS`, or 80); verbose when
+    /// `NU_AGENT_VERBOSE` is set. The answer is left to the front end.
     pub fn for_stderr() -> ViewOptions {
         // SAFETY: isatty only inspects the descriptor.
         let tty = unsafe { libc::isatty(2) } == 1;
@@ -47,6 +73,7 @@ impl ViewOptions {
             color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             animate: tty,
             width: terminal_width(tty),
+            show_text: false,
             verbose: std::env::var_os("NU_AGENT_VERBOSE").is_some_and(|v| !v.is_empty()),
         }
     }
@@ -65,18 +92,37 @@ fn terminal_width(tty: bool) -> usize {
     }
     std::env::var("COLUMNS")
         .ok()
-        .and_then(|c| c.parse().ok())
+        .and_then(|c| c.trim().parse().ok())
         .filter(|c| *c > 20)
         .unwrap_or(80)
 }
 
-/// What the spinner line says.
+/// What the spinner is waiting for.
+#[derive(Clone, Copy)]
+enum Waiting {
+    /// A model turn.
+    Model { step: usize, max_steps: usize },
+    /// A running step.
+    Step,
+}
+
+/// The spinner line's content.
 struct Spinner {
-    label: String,
+    waiting: Waiting,
     since: Instant,
+    /// The tail of the streamed answer text, one line.
     preview: String,
 }
 
+/// Streamed text on screen.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Text,
+    Reasoning,
+}
+
+/// Everything the view draws with; behind a mutex shared with the spinner
+/// thread.
 struct State {
     out: Box<dyn Write + Send>,
     options: ViewOptions,
@@ -84,29 +130,66 @@ struct State {
     /// The spinner line is on screen.
     drawn: bool,
     frame: usize,
+    /// Streamed text being echoed, if any.
+    stream: Option<Stream>,
+    /// The echoed text has not ended its last line.
+    open_line: bool,
 }
 
 impl State {
-    fn paint(&mut self, code: &str, text: &str) -> String {
-        if self.options.color {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.options.color && !text.is_empty() {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
             text.to_string()
         }
     }
 
+    /// Remove the spinner line from the screen.
     fn clear(&mut self) {
         if self.drawn {
-            let _ = write!(self.out, "\r\x1b[2K");
+            let _ = write!(self.out, "{CLEAR_LINE}");
             self.drawn = false;
         }
     }
 
+    /// End the echoed text's line.
+    fn end_stream(&mut self) {
+        if self.open_line {
+            let _ = writeln!(self.out);
+        }
+        self.stream = None;
+        self.open_line = false;
+    }
+
+    /// One whole line; the spinner, if any, is redrawn under it.
     fn line(&mut self, text: &str) {
         self.clear();
+        self.end_stream();
         let _ = writeln!(self.out, "{text}");
         let _ = self.out.flush();
         self.draw_spinner();
+    }
+
+    /// Echo a chunk of streamed text; the spinner stops.
+    fn echo(&mut self, kind: Stream, text: &str) {
+        let text = printable(text);
+        if text.is_empty() {
+            return;
+        }
+        self.spinner = None;
+        self.clear();
+        if self.stream != Some(kind) {
+            self.end_stream();
+            self.stream = Some(kind);
+        }
+        let shown = match kind {
+            Stream::Text => text.clone(),
+            Stream::Reasoning => self.paint(DIM, &text),
+        };
+        let _ = write!(self.out, "{shown}");
+        let _ = self.out.flush();
+        self.open_line = !text.ends_with('\n');
     }
 
     fn draw_spinner(&mut self) {
@@ -116,37 +199,206 @@ impl State {
         let Some(spinner) = &self.spinner else {
             return;
         };
-        let frame = FRAMES[self.frame % FRAMES.len()];
         let elapsed = spinner.since.elapsed().as_secs_f64();
-        let mut text = format!("{frame} {} {elapsed:.1}s", spinner.label);
-        if !spinner.preview.is_empty() {
-            let preview = format!("  {}", spinner.preview);
-            text = fit(
-                &format!("{text}{preview}"),
-                self.options.width.saturating_sub(1),
-            );
+        let label = match spinner.waiting {
+            Waiting::Model { step, max_steps } => {
+                format!("thinking… (step {step}/{max_steps}, {elapsed:.1}s)")
+            }
+            Waiting::Step => format!("running… {elapsed:.1}s"),
+        };
+        // One column short of the width, so the line never wraps.
+        let room = self.options.width.saturating_sub(1);
+        let label = fit(&label, room.saturating_sub(2));
+        let preview_room = room.saturating_sub(label.chars().count() + 4);
+        let preview = spinner.preview.trim_start();
+        let preview = if preview.is_empty() || preview_room < 8 {
+            String::new()
         } else {
-            text = fit(&text, self.options.width.saturating_sub(1));
-        }
-        let text = self.paint("2", &text);
-        let _ = write!(self.out, "\r\x1b[2K{text}");
+            format!("  {}", self.paint(DIM, &fit_tail(preview, preview_room)))
+        };
+        let frame = FRAMES[self.frame % FRAMES.len()].to_string();
+        let text = format!("{} {label}{preview}", self.paint(CYAN, &frame));
+        let _ = write!(self.out, "{CLEAR_LINE}{text}");
         let _ = self.out.flush();
         self.drawn = true;
     }
 
-    fn spin(&mut self, label: String) {
+    fn spin(&mut self, waiting: Waiting) {
+        self.end_stream();
         self.spinner = Some(Spinner {
-            label,
+            waiting,
             since: Instant::now(),
             preview: String::new(),
         });
+        self.frame = 0;
         self.draw_spinner();
     }
 
+    /// Stop the spinner and clear its line.
     fn stop(&mut self) {
         self.spinner = None;
         self.clear();
         let _ = self.out.flush();
+    }
+
+    fn proposed(&mut self, pipeline: &str, why: &str, verdict: Verdict, label: &str) {
+        self.stop();
+        let width = self.options.width;
+        let mut lines = pipeline.trim().lines();
+        let first = one_line(lines.next().unwrap_or(""));
+        let more = if lines.next().is_some() { " …" } else { "" };
+        let tag = if label.is_empty() {
+            format!("[{}]", verdict.as_str())
+        } else {
+            format!("[{} {}]", verdict.as_str(), one_line(label))
+        };
+        let tag = fit_tag(&tag, (width / 2).max(12));
+        // "● " + pipeline + " " + tag
+        let room = width
+            .saturating_sub(tag.chars().count() + 3)
+            .max(MIN_PREVIEW);
+        let shown = fit(&format!("{first}{more}"), room);
+        let colour = match verdict {
+            Verdict::Allow => GREEN,
+            Verdict::Confirm => YELLOW,
+            Verdict::Block | Verdict::Refuse => RED,
+        };
+        let text = format!(
+            "{} {shown} {}",
+            self.paint(BOLD, "●"),
+            self.paint(colour, &tag)
+        );
+        self.line(&text);
+        let why = one_line(why);
+        if self.options.verbose && !why.is_empty() {
+            let why = self.paint(DIM, &fit(&format!("  why: {why}"), width));
+            self.line(&why);
+        }
+    }
+
+    fn observed(
+        &mut self,
+        status: StepStatus,
+        out: Option<usize>,
+        preview: &str,
+        approved_by: Option<&str>,
+        duration: Duration,
+    ) {
+        self.stop();
+        let lead = out.map(|n| format!("$out.{n}"));
+        let mut trail = Vec::new();
+        if let Some(who) = approved_by.filter(|who| *who != "policy") {
+            trail.push(format!("approved by {}", one_line(who)));
+        }
+        if out.is_some() {
+            trail.push(humanize_duration(duration));
+        }
+        // "  └ " + lead + " · " + … + " · " + trail parts
+        let fixed = 4
+            + lead.as_ref().map_or(0, |l| l.chars().count() + 3)
+            + trail.iter().map(|t| t.chars().count() + 3).sum::<usize>();
+        let room = self.options.width.saturating_sub(fixed).max(MIN_PREVIEW);
+        let preview = one_line(preview);
+        let middle = if status == StepStatus::Ok {
+            fit(&preview, room)
+        } else {
+            let word = status.as_str();
+            let colour = match status {
+                StepStatus::Stopped | StepStatus::Unparsable => YELLOW,
+                _ => RED,
+            };
+            let word_shown = self.paint(colour, word);
+            if preview.is_empty() {
+                word_shown
+            } else {
+                let rest = room.saturating_sub(word.chars().count() + 2).max(8);
+                format!("{word_shown}: {}", fit(&preview, rest))
+            }
+        };
+        let parts: Vec<String> = lead
+            .into_iter()
+            .chain((!middle.is_empty()).then_some(middle))
+            .chain(trail)
+            .collect();
+        self.line(&format!("  └ {}", parts.join(" · ")));
+    }
+
+    fn draw(&mut self, event: &AgentEvent) {
+        let width = self.options.width;
+        match event {
+            AgentEvent::Thinking { step, max_steps } => {
+                let (step, max_steps) = (*step, *max_steps);
+                if !self.options.animate && self.options.verbose {
+                    let text = self.paint(DIM, &format!("thinking… (step {step}/{max_steps})"));
+                    self.line(&text);
+                }
+                self.spin(Waiting::Model { step, max_steps });
+            }
+            AgentEvent::Text(text) if self.options.show_text => self.echo(Stream::Text, text),
+            AgentEvent::Text(text) => {
+                if let Some(spinner) = &mut self.spinner {
+                    spinner.preview.push_str(&one_line(text));
+                    spinner.preview = tail(&spinner.preview, PREVIEW_CHARS);
+                    // Redrawn by the next tick.
+                }
+            }
+            AgentEvent::Reasoning(text) if self.options.verbose => {
+                self.echo(Stream::Reasoning, text)
+            }
+            AgentEvent::Reasoning(_) => {}
+            AgentEvent::Notice(text) => {
+                let text = self.paint(YELLOW, &format!("note: {}", one_line(text)));
+                self.line(&text);
+            }
+            AgentEvent::Proposed {
+                pipeline,
+                why,
+                verdict,
+                label,
+                ..
+            } => self.proposed(pipeline, why, *verdict, label),
+            AgentEvent::AwaitingApproval { .. } => {
+                self.stop();
+                self.end_stream();
+            }
+            AgentEvent::Running { .. } => self.spin(Waiting::Step),
+            AgentEvent::Observed {
+                status,
+                out,
+                preview,
+                approved_by,
+                duration,
+                ..
+            } => self.observed(*status, *out, preview, approved_by.as_deref(), *duration),
+            AgentEvent::LookedUp { command, .. } => {
+                let text = fit(&format!("  ? help {}", one_line(command)), width);
+                let text = self.paint(DIM, &text);
+                self.line(&text);
+            }
+            AgentEvent::Repaired { message, .. } => {
+                let text = fit(&format!("  ↻ {}", one_line(message)), width);
+                let text = self.paint(DIM, &text);
+                self.line(&text);
+            }
+            AgentEvent::External(text) => {
+                let text = fit(&format!("  ⇢ {}", one_line(text)), width);
+                self.line(&text);
+            }
+            AgentEvent::Answered { .. } => {
+                self.stop();
+                self.end_stream();
+            }
+            AgentEvent::Failed { error } => {
+                self.stop();
+                let text = self.paint(RED, &format!("✗ {}", printable(error.trim_end())));
+                self.line(&text);
+            }
+            AgentEvent::Cancelled => {
+                self.stop();
+                let text = self.paint(RED, "✗ cancelled");
+                self.line(&text);
+            }
+        }
     }
 }
 
@@ -159,7 +411,8 @@ pub struct ProgressView {
 }
 
 impl ProgressView {
-    /// A view writing to `out`.
+    /// A view writing to `out`; with `options.animate`, a thread redraws
+    /// the spinner line about ten times a second.
     pub fn new(out: Box<dyn Write + Send>, options: ViewOptions) -> ProgressView {
         let state = Arc::new(Mutex::new(State {
             out,
@@ -167,22 +420,21 @@ impl ProgressView {
             spinner: None,
             drawn: false,
             frame: 0,
+            stream: None,
+            open_line: false,
         }));
         let running = Arc::new(AtomicBool::new(true));
-        let ticker = options.animate.then(|| {
+        let ticker = if options.animate {
             let state = state.clone();
             let running = running.clone();
-            std::thread::spawn(move || {
-                while running.load(Ordering::SeqCst) {
-                    std::thread::sleep(TICK);
-                    let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-                    if state.spinner.is_some() && running.load(Ordering::SeqCst) {
-                        state.frame += 1;
-                        state.draw_spinner();
-                    }
-                }
-            })
-        });
+            // Without the thread the view still draws, only unanimated.
+            std::thread::Builder::new()
+                .name("progress-spinner".into())
+                .spawn(move || tick(&state, &running))
+                .ok()
+        } else {
+            None
+        };
         ProgressView {
             state,
             running,
@@ -190,147 +442,30 @@ impl ProgressView {
         }
     }
 
-    /// The view on stderr.
+    /// The view on stderr, with [`ViewOptions::for_stderr`].
     pub fn stderr() -> ProgressView {
         ProgressView::new(Box::new(std::io::stderr()), ViewOptions::for_stderr())
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+    fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Draw one event.
     pub fn event(&self, event: &AgentEvent) {
-        let mut state = self.state();
-        let verbose = state.options.verbose;
-        let width = state.options.width;
-        match event {
-            AgentEvent::Thinking { step, max_steps } => {
-                state.spin(format!("thinking… (step {step}/{max_steps})"));
-            }
-            AgentEvent::Text(text) => {
-                if let Some(spinner) = &mut state.spinner {
-                    spinner.preview.push_str(text);
-                    let chars: Vec<char> = spinner
-                        .preview
-                        .chars()
-                        .map(|c| if c.is_control() { ' ' } else { c })
-                        .collect();
-                    let start = chars.len().saturating_sub(PREVIEW_CHARS);
-                    spinner.preview = chars[start..].iter().collect();
-                }
-            }
-            AgentEvent::Reasoning(text) if verbose => {
-                let text = state.paint("2", &fit(text.trim(), width));
-                state.line(&text);
-            }
-            AgentEvent::Reasoning(_) => {}
-            AgentEvent::Notice(text) => {
-                let text = state.paint("33", &format!("note: {text}"));
-                state.line(&text);
-            }
-            AgentEvent::Proposed {
-                pipeline,
-                why,
-                verdict,
-                label,
-                ..
-            } => {
-                state.stop();
-                let first = pipeline.lines().next().unwrap_or("");
-                let more = if pipeline.lines().nth(1).is_some() {
-                    " …"
-                } else {
-                    ""
-                };
-                let tag = if label.is_empty() {
-                    format!("[{}]", verdict.as_str())
-                } else {
-                    format!("[{} {label}]", verdict.as_str())
-                };
-                let room = width.saturating_sub(tag.chars().count() + 4);
-                let pipeline = fit(&format!("{first}{more}"), room);
-                let colour = match verdict {
-                    Verdict::Allow => "32",
-                    Verdict::Confirm => "33",
-                    Verdict::Block | Verdict::Refuse => "31",
-                };
-                let tag = state.paint(colour, &fit(&tag, width.saturating_sub(4)));
-                let dot = state.paint("1", "●");
-                state.line(&format!("{dot} {pipeline} {tag}"));
-                if verbose && !why.is_empty() {
-                    let why = state.paint("2", &fit(&format!("  why: {why}"), width));
-                    state.line(&why);
-                }
-            }
-            AgentEvent::AwaitingApproval { .. } => state.stop(),
-            AgentEvent::Running { .. } => state.spin("running…".into()),
-            AgentEvent::Observed {
-                status,
-                out,
-                preview,
-                approved_by,
-                duration,
-                ..
-            } => {
-                state.stop();
-                let mut parts = Vec::new();
-                if let Some(n) = out {
-                    parts.push(format!("$out.{n}"));
-                }
-                let shown = match status {
-                    StepStatus::Ok => preview.clone(),
-                    other => {
-                        let word = if preview.is_empty() {
-                            other.as_str().to_string()
-                        } else {
-                            format!("{}: {preview}", other.as_str())
-                        };
-                        state.paint("31", &word)
-                    }
-                };
-                parts.push(shown);
-                if let Some(who) = approved_by.as_ref().filter(|w| w.as_str() != "policy") {
-                    parts.push(format!("approved by {who}"));
-                }
-                if out.is_some() {
-                    parts.push(crate::shell::humanize_duration(*duration));
-                }
-                let text = fit(&format!("  └ {}", parts.join(" · ")), width + 12);
-                state.line(&text);
-            }
-            AgentEvent::LookedUp { command, .. } => {
-                let text = state.paint("2", &fit(&format!("  ? help {command}"), width));
-                state.line(&text);
-            }
-            AgentEvent::Repaired { message, .. } => {
-                let text = state.paint("2", &fit(&format!("  ↻ {message}"), width));
-                state.line(&text);
-            }
-            AgentEvent::External(text) => {
-                let text = fit(&format!("  ⇢ {text}"), width);
-                state.line(&text);
-            }
-            AgentEvent::Answered { .. } => state.stop(),
-            AgentEvent::Failed { error } => {
-                state.stop();
-                let text = state.paint("31", &format!("✗ {error}"));
-                state.line(&text);
-            }
-            AgentEvent::Cancelled => {
-                state.stop();
-                let text = state.paint("31", "✗ cancelled");
-                state.line(&text);
-            }
-        }
+        self.state().draw(event);
     }
 
-    /// Clear the spinner line (before something else takes the terminal).
+    /// Clear the spinner line (before an approval prompt takes the
+    /// terminal, or at the end); idempotent.
     pub fn pause(&self) {
-        self.state().stop();
+        let mut state = self.state();
+        state.stop();
+        state.end_stream();
     }
 
-    /// Stop the spinner thread and clear its line; idempotent.
+    /// Stop the spinner thread (joined before this returns, so nothing is
+    /// drawn after it) and clear its line; idempotent.
     pub fn finish(&self) {
         self.running.store(false, Ordering::SeqCst);
         let handle = self
@@ -339,9 +474,10 @@ impl ProgressView {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         if let Some(handle) = handle {
+            handle.thread().unpark();
             let _ = handle.join();
         }
-        self.state().stop();
+        self.pause();
     }
 }
 
@@ -351,10 +487,27 @@ impl Drop for ProgressView {
     }
 }
 
+/// The spinner thread: redraw while a spinner shows, until `running` ends.
+fn tick(state: &Mutex<State>, running: &AtomicBool) {
+    loop {
+        std::thread::park_timeout(TICK);
+        if !running.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+        if !running.load(Ordering::SeqCst) {
+            return;
+        }
+        if state.spinner.is_some() {
+            state.frame = state.frame.wrapping_add(1);
+            state.draw_spinner();
+        }
+    }
+}
+
 /// `text` cut to `width` characters, with `…` where it was cut.
 fn fit(text: &str, width: usize) -> String {
-    let count = text.chars().count();
-    if count <= width || width == 0 {
+    if text.chars().count() <= width {
         return text.to_string();
     }
     let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
@@ -362,16 +515,79 @@ fn fit(text: &str, width: usize) -> String {
     cut
 }
 
+/// A bracketed tag cut to `width` characters, keeping its closing `]`.
+fn fit_tag(tag: &str, width: usize) -> String {
+    if tag.chars().count() <= width {
+        return tag.to_string();
+    }
+    let mut cut = fit(tag.trim_end_matches(']'), width.saturating_sub(1));
+    cut.push(']');
+    cut
+}
+
+/// The last `width` characters of `text`, with `…` where it was cut.
+fn fit_tail(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        return text.to_string();
+    }
+    let keep = width.saturating_sub(1);
+    let mut cut = String::from("…");
+    cut.extend(text.chars().skip(count - keep));
+    cut
+}
+
+/// The last `count` characters of `text`.
+fn tail(text: &str, count: usize) -> String {
+    let total = text.chars().count();
+    text.chars().skip(total.saturating_sub(count)).collect()
+}
+
+/// Text safe to write to a terminal: control characters other than newline
+/// and tab, and invisible ones, escaped (an escape sequence in a model's
+/// text must not move the cursor or recolour the screen).
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' => {}
+            c if c.is_control() || is_invisible(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `printable` on one line: line breaks and tabs become spaces.
+fn one_line(text: &str) -> String {
+    printable(text)
+        .chars()
+        .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
+        .collect()
+}
+
+/// Zero-width and bidi-control characters.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A writer the test reads back.
     #[derive(Clone, Default)]
     struct Shared(Arc<Mutex<Vec<u8>>>);
 
     impl Write for Shared {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend_from_slice(buf);
             Ok(buf.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
@@ -381,7 +597,11 @@ mod tests {
 
     impl Shared {
         fn text(&self) -> String {
-            String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+            String::from_utf8_lossy(&self.0.lock().unwrap_or_else(PoisonError::into_inner))
+                .into_owned()
+        }
+        fn len(&self) -> usize {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner).len()
         }
     }
 
@@ -390,59 +610,88 @@ mod tests {
             color: false,
             animate: false,
             width,
+            show_text: false,
             verbose: false,
         }
     }
 
-    #[test]
-    fn an_episode_draws_one_line_per_step_and_result() {
+    fn open(options: ViewOptions) -> (ProgressView, Shared) {
         let out = Shared::default();
-        let view = ProgressView::new(Box::new(out.clone()), plain(80));
+        (ProgressView::new(Box::new(out.clone()), options), out)
+    }
+
+    fn proposed(pipeline: &str, verdict: Verdict, label: &str) -> AgentEvent {
+        AgentEvent::Proposed {
+            step: 1,
+            pipeline: pipeline.into(),
+            why: "to see".into(),
+            verdict,
+            label: label.into(),
+        }
+    }
+
+    fn observed(status: StepStatus, out: Option<usize>, preview: &str) -> AgentEvent {
+        AgentEvent::Observed {
+            step: 1,
+            status,
+            out,
+            preview: preview.into(),
+            approved_by: out.map(|_| "policy".to_string()),
+            duration: Duration::from_millis(400),
+        }
+    }
+
+    fn thinking(step: usize) -> AgentEvent {
+        AgentEvent::Thinking {
+            step,
+            max_steps: 15,
+        }
+    }
+
+    #[test]
+    fn an_episode_draws_plain_append_only_lines() {
+        let (view, out) = open(plain(80));
         let events = [
-            AgentEvent::Thinking {
+            thinking(1),
+            AgentEvent::Text("let me look".into()),
+            AgentEvent::Reasoning("hidden unless verbose".into()),
+            AgentEvent::LookedUp {
                 step: 1,
-                max_steps: 15,
+                command: "ls".into(),
             },
-            AgentEvent::Text("hmm".into()),
-            AgentEvent::Proposed {
-                step: 1,
-                pipeline: "ls | length".into(),
-                why: "count".into(),
-                verdict: Verdict::Allow,
-                label: "read".into(),
-            },
+            proposed("ls | length", Verdict::Allow, "read"),
             AgentEvent::Running {
                 step: 1,
                 pipeline: "ls | length".into(),
             },
-            AgentEvent::Observed {
-                step: 1,
-                status: StepStatus::Ok,
-                out: Some(0),
-                preview: "3".into(),
-                approved_by: Some("policy".into()),
-                duration: Duration::from_millis(400),
-            },
-            AgentEvent::Proposed {
+            observed(StepStatus::Ok, Some(0), "3"),
+            thinking(2),
+            AgentEvent::Repaired {
                 step: 2,
-                pipeline: "mkdir x".into(),
-                why: String::new(),
-                verdict: Verdict::Confirm,
-                label: "write: x".into(),
+                message: "the call could not be read; asked again".into(),
             },
+            proposed("mkdir x", Verdict::Confirm, "write: x"),
             AgentEvent::AwaitingApproval {
                 step: 2,
                 pipeline: "mkdir x".into(),
             },
+            observed(StepStatus::Denied, None, "not approved: write: x"),
+            proposed("touch y", Verdict::Confirm, "write: y"),
             AgentEvent::Observed {
-                step: 2,
-                status: StepStatus::Denied,
-                out: None,
-                preview: "not approved: write: x".into(),
-                approved_by: None,
-                duration: Duration::ZERO,
+                step: 3,
+                status: StepStatus::Ok,
+                out: Some(1),
+                preview: "nothing".into(),
+                approved_by: Some("user".into()),
+                duration: Duration::from_millis(1500),
             },
+            proposed("open nope", Verdict::Allow, "read"),
+            observed(StepStatus::Failed, Some(2), "file not found"),
+            proposed("rm -rf /", Verdict::Block, "delete: /"),
+            observed(StepStatus::Blocked, None, ""),
             AgentEvent::Notice("older results shortened".into()),
+            AgentEvent::External("the user typed: also count dirs".into()),
+            thinking(3),
             AgentEvent::Answered {
                 text: "3 files".into(),
                 out: None,
@@ -454,67 +703,244 @@ mod tests {
         view.finish();
         assert_eq!(
             out.text(),
-            "● ls | length [allow read]\n  └ $out.0 · 3 · 400ms\n● mkdir x [confirm write: x]\n  └ denied: not approved: write: x\nnote: older results shortened\n"
+            "  ? help ls\n\
+             ● ls | length [allow read]\n\
+             \x20 └ $out.0 · 3 · 400ms\n\
+             \x20 ↻ the call could not be read; asked again\n\
+             ● mkdir x [confirm write: x]\n\
+             \x20 └ denied: not approved: write: x\n\
+             ● touch y [confirm write: y]\n\
+             \x20 └ $out.1 · nothing · approved by user · 1.5s\n\
+             ● open nope [allow read]\n\
+             \x20 └ $out.2 · failed: file not found · 400ms\n\
+             ● rm -rf / [block delete: /]\n\
+             \x20 └ blocked\n\
+             note: older results shortened\n\
+             \x20 ⇢ the user typed: also count dirs\n"
         );
     }
 
     #[test]
-    fn long_pipelines_are_cut_to_the_width_and_colour_is_optional() {
-        let out = Shared::default();
-        let view = ProgressView::new(Box::new(out.clone()), plain(40));
-        view.event(&AgentEvent::Proposed {
-            step: 1,
-            pipeline: "ls | where name =~ 'a very long pattern that goes on' | length".into(),
-            why: String::new(),
-            verdict: Verdict::Block,
-            label: String::new(),
+    fn the_end_of_a_run_that_did_not_answer_says_why() {
+        let (view, out) = open(plain(80));
+        view.event(&thinking(1));
+        view.event(&AgentEvent::Failed {
+            error: "no answer within 15 steps".into(),
         });
-        let text = out.text();
-        let line = text.lines().next().unwrap();
-        assert!(line.contains('…') && line.ends_with("[block]"), "{line}");
-        assert!(line.chars().count() <= 40, "{line}");
-        assert!(!text.contains('\x1b'));
+        view.event(&AgentEvent::Cancelled);
+        view.finish();
+        assert_eq!(out.text(), "✗ no answer within 15 steps\n✗ cancelled\n");
+    }
 
-        let coloured = Shared::default();
-        let view = ProgressView::new(
-            Box::new(coloured.clone()),
-            ViewOptions {
+    #[test]
+    fn verbose_shows_turns_why_and_reasoning() {
+        let (view, out) = open(ViewOptions {
+            verbose: true,
+            ..plain(80)
+        });
+        view.event(&thinking(1));
+        view.event(&AgentEvent::Reasoning("first I list".into()));
+        view.event(&AgentEvent::Reasoning(" the files".into()));
+        view.event(&proposed("ls", Verdict::Allow, "read"));
+        view.finish();
+        assert_eq!(
+            out.text(),
+            "thinking… (step 1/15)\nfirst I list the files\n● ls [allow read]\n  why: to see\n"
+        );
+    }
+
+    #[test]
+    fn long_pipelines_and_previews_are_cut_to_the_width() {
+        let (view, out) = open(plain(40));
+        view.event(&proposed(
+            "ls | where name =~ 'a very long pattern that goes on' | length\n| first",
+            Verdict::Block,
+            "",
+        ));
+        view.event(&observed(StepStatus::Ok, Some(7), &"x".repeat(200)));
+        view.event(&proposed("ls\nrm a", Verdict::Allow, "read"));
+        view.finish();
+        let text = out.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].starts_with("● ls | where"), "{}", lines[0]);
+        assert!(lines[0].contains("…") && lines[0].ends_with(" [block]"));
+        assert!(lines[1].starts_with("  └ $out.7 · xxx") && lines[1].contains("x… · 400ms"));
+        for line in &lines[..2] {
+            assert_eq!(line.chars().count(), 40, "{line}");
+        }
+        assert_eq!(lines[2], "● ls … [allow read]", "a second line is marked");
+        assert!(!text.contains('\x1b') && !text.contains('\r'));
+    }
+
+    #[test]
+    fn verdict_colours_show_only_with_color() {
+        let cases = [
+            (Verdict::Allow, "\x1b[32m[allow read]\x1b[0m"),
+            (Verdict::Confirm, "\x1b[33m[confirm read]\x1b[0m"),
+            (Verdict::Block, "\x1b[31m[block read]\x1b[0m"),
+            (Verdict::Refuse, "\x1b[31m[refuse read]\x1b[0m"),
+        ];
+        for (verdict, coloured) in cases {
+            let (view, out) = open(ViewOptions {
                 color: true,
                 ..plain(80)
-            },
-        );
-        view.event(&AgentEvent::Failed {
-            error: "boom".into(),
+            });
+            view.event(&proposed("ls", verdict, "read"));
+            view.event(&observed(StepStatus::Failed, Some(0), "boom"));
+            view.finish();
+            let text = out.text();
+            assert!(text.contains(coloured), "{text:?}");
+            assert!(text.contains("\x1b[31mfailed\x1b[0m: boom"), "{text:?}");
+
+            let (view, out) = open(plain(80));
+            view.event(&proposed("ls", verdict, "read"));
+            view.finish();
+            let text = out.text();
+            assert!(!text.contains('\x1b'), "{text:?}");
+            assert!(text.contains(&format!("[{} read]", verdict.as_str())));
+        }
+    }
+
+    #[test]
+    fn escape_sequences_in_model_text_are_not_written_raw() {
+        let (view, out) = open(ViewOptions {
+            show_text: true,
+            ..plain(80)
         });
-        assert!(coloured.text().contains("\x1b[31m✗ boom"));
+        view.event(&proposed("ls\x1b[2J", Verdict::Allow, "read"));
+        view.event(&AgentEvent::Text("done\x1b]0;title\x07".into()));
+        view.finish();
+        let text = out.text();
+        assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+        assert!(text.contains("ls\\u{1b}[2J"), "{text:?}");
+    }
+
+    #[test]
+    fn streamed_text_is_echoed_and_ended_with_a_newline() {
+        let (view, out) = open(ViewOptions {
+            show_text: true,
+            ..plain(80)
+        });
+        view.event(&thinking(1));
+        view.event(&AgentEvent::Text("I will ".into()));
+        view.event(&AgentEvent::Text("count".into()));
+        view.event(&proposed("ls | length", Verdict::Allow, "read"));
+        view.event(&thinking(2));
+        view.event(&AgentEvent::Text("There are 3.".into()));
+        view.event(&AgentEvent::Answered {
+            text: "There are 3.".into(),
+            out: None,
+        });
+        view.finish();
+        assert_eq!(
+            out.text(),
+            "I will count\n● ls | length [allow read]\nThere are 3.\n"
+        );
+    }
+
+    #[test]
+    fn the_spinner_previews_the_streamed_text_dimmed() {
+        let (view, out) = open(ViewOptions {
+            color: true,
+            animate: true,
+            ..plain(120)
+        });
+        view.event(&thinking(2));
+        view.event(&AgentEvent::Text("start of the text that scrolls ".into()));
+        view.event(&AgentEvent::Text("away and the live end of it".into()));
+        std::thread::sleep(Duration::from_millis(250));
+        view.finish();
+        let text = out.text();
+        assert!(text.contains("thinking… (step 2/15, 0."), "{text:?}");
+        assert!(
+            text.contains("  \x1b[2mthat scrolls away and the live end of it\x1b[0m"),
+            "{text:?}"
+        );
+        assert!(!text.contains("start of the"), "only the tail: {text:?}");
     }
 
     #[test]
     fn the_spinner_animates_and_stops_on_finish() {
-        let out = Shared::default();
-        let view = ProgressView::new(
-            Box::new(out.clone()),
-            ViewOptions {
-                animate: true,
-                ..plain(80)
-            },
-        );
-        view.event(&AgentEvent::Thinking {
-            step: 1,
-            max_steps: 3,
+        let (view, out) = open(ViewOptions {
+            animate: true,
+            ..plain(80)
         });
+        view.event(&thinking(1));
         std::thread::sleep(Duration::from_millis(350));
         view.finish();
         let text = out.text();
-        assert!(text.matches("\r\x1b[2K").count() >= 3, "{text:?}");
-        assert!(text.contains("thinking… (step 1/3)"));
-        let len = out.0.lock().unwrap().len();
-        std::thread::sleep(Duration::from_millis(250));
-        assert_eq!(
-            out.0.lock().unwrap().len(),
-            len,
-            "nothing drawn after finish"
+        assert!(text.matches(CLEAR_LINE).count() >= 3, "{text:?}");
+        assert!(text.contains("⠙ thinking… (step 1/15, "), "{text:?}");
+        assert!(text.ends_with(CLEAR_LINE), "the line is cleared: {text:?}");
+        assert!(
+            view.ticker
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_none(),
+            "the thread was joined"
         );
-        assert!(text.ends_with("\r\x1b[2K"), "the line is cleared: {text:?}");
+        let len = out.len();
+        std::thread::sleep(Duration::from_millis(250));
+        assert_eq!(out.len(), len, "nothing drawn after finish");
+        view.finish();
+        assert_eq!(out.len(), len, "finish is idempotent");
+    }
+
+    #[test]
+    fn a_step_line_replaces_the_spinner_and_running_spins_again() {
+        let (view, out) = open(ViewOptions {
+            animate: true,
+            ..plain(80)
+        });
+        view.event(&thinking(1));
+        view.event(&proposed("ls", Verdict::Allow, "read"));
+        view.event(&AgentEvent::Running {
+            step: 1,
+            pipeline: "ls".into(),
+        });
+        view.event(&observed(StepStatus::Ok, Some(0), "3"));
+        view.finish();
+        let text = out.text();
+        assert!(
+            text.starts_with(&format!("{CLEAR_LINE}⠋ thinking… (step 1/15, ")),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(&format!(
+                "{CLEAR_LINE}● ls [allow read]\n{CLEAR_LINE}⠋ running… "
+            )),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(&format!("{CLEAR_LINE}  └ $out.0 · 3 · 400ms\n")),
+            "{text:?}"
+        );
+        assert!(
+            text.ends_with("400ms\n"),
+            "nothing spins after the step: {text:?}"
+        );
+    }
+
+    #[test]
+    fn pause_clears_the_spinner_line() {
+        let (view, out) = open(ViewOptions {
+            animate: true,
+            ..plain(80)
+        });
+        view.event(&thinking(1));
+        assert!(out.text().contains("thinking…"));
+        view.pause();
+        let text = out.text();
+        assert!(text.ends_with(CLEAR_LINE), "{text:?}");
+        let len = out.len();
+        view.pause();
+        std::thread::sleep(Duration::from_millis(250));
+        assert_eq!(out.len(), len, "paused: no second clear, no frames");
+        view.event(&AgentEvent::AwaitingApproval {
+            step: 1,
+            pipeline: "ls".into(),
+        });
+        assert_eq!(out.len(), len);
     }
 }
