@@ -7,6 +7,7 @@ use std::{
 };
 
 pub mod redteam;
+pub mod redteam_forms;
 pub mod replay;
 pub mod tmux;
 

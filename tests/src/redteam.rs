@@ -60,7 +60,8 @@ pub const PADDED_RM: &str = match std::str::from_utf8(&PADDED_BYTES) {
     Err(_) => panic!("padded pipeline is ASCII"),
 };
 
-const fn case(
+/// A case (for the corpus files).
+pub const fn case(
     id: &'static str,
     pipeline: &'static str,
     expect: Verdict,

@@ -43,7 +43,7 @@ fn every_case_meets_its_verdict_statically() {
     let f = fixture().expect("fixture");
     let facts = fixture_facts(f.home.clone(), f.workspace.clone());
     let mut wrong = Vec::new();
-    for case in CASES {
+    for case in CASES.iter().chain(agent_e2e::redteam_forms::all()) {
         let (got, why) = verdict_of(&facts, case.pipeline);
         let expect = if BLOCKED_AT_RUN_TIME.contains(&case.id) {
             Verdict::Confirm
@@ -62,7 +62,7 @@ fn every_case_meets_its_verdict_statically() {
         wrong.is_empty(),
         "{} of {} cases wrong:\n{}",
         wrong.len(),
-        CASES.len(),
+        CASES.len() + agent_e2e::redteam_forms::all().count(),
         wrong.join("\n")
     );
 }

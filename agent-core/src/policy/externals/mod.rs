@@ -1,13 +1,144 @@
 //! What an external program does, judged from its name and arguments.
 //!
-//! In the spirit of Codex CLI's safe-command list: a table of read-only
-//! programs with the flags that make them write or run code, writers and
-//! deleters with their targets, network tools with their hosts, wrappers
-//! (`env`, `nice`, `timeout`, `sudo`, ...) that are looked through, and
-//! shells whose `-c` script is split and judged command by command. Any
-//! other program is `exec`: it asks.
+//! Readers are an allowlist of exact forms: each program family has its
+//! own file with a grammar per program (its read-only options parsed with
+//! the program's own getopt rules, its script language where it has one),
+//! and any option or form not in a grammar asks, with a reason that names
+//! the form. Writers and deleters are classified with their targets,
+//! network tools with their hosts, wrappers (`env`, `nice`, `timeout`,
+//! `sudo`, ...) are looked through, and shells' `-c` scripts are split and
+//! judged command by command. Any other program is `exec`: it asks.
+//!
+//! The verdict decides whether to ask; the OS enforces it: every external
+//! runs under a sandbox narrowed to what its verdict allowed (a read runs
+//! read-only, without the network), so a form misjudged here still cannot
+//! write.
+
+mod archives;
+mod finders;
+mod getopt;
+mod git;
+mod packages;
+mod system;
+mod text;
+mod wrappers;
+
+#[cfg(test)]
+mod examples;
 
 use super::{Access, Category, Step, Verdict, shell_words};
+pub(crate) use getopt::{FormError, Item, Long, Options, Parsed, Takes, forbidden, parse};
+
+/// A program's grammar: judges one call (see [`Call`]).
+pub(crate) type Grammar = fn(&mut Call<'_>);
+
+/// The grammar of `name`, from the program families.
+fn grammar(name: &str) -> Option<Grammar> {
+    let families: &[fn(&str) -> Option<Grammar>] = &[
+        text::grammar,
+        finders::grammar,
+        archives::grammar,
+        system::grammar,
+        git::grammar,
+        packages::grammar,
+        wrappers::grammar,
+    ];
+    families.iter().find_map(|family| family(name))
+}
+
+/// One external call being judged by its program's grammar. The step
+/// starts as `exec` (effect unknown); a grammar that recognises a
+/// read-only form calls [`Call::read`], any other form
+/// [`Call::not_read_only`] (or [`Call::parse`] does it for an option that
+/// is not in the grammar).
+pub(crate) struct Call<'a> {
+    /// The program's base name (`/usr/bin/sed` → `sed`).
+    pub name: &'a str,
+    pub args: &'a [Arg],
+    pub step: Step,
+    /// Steps of commands this one runs (a wrapper's inner command).
+    nested: ExternalPlan,
+    depth: usize,
+}
+
+impl Call<'_> {
+    /// Parse the arguments with `options`; an option that is not listed
+    /// makes the call `confirm` with the option named, and gives `None`.
+    pub fn parse(&mut self, options: &Options) -> Option<Parsed> {
+        match parse(options, self.args) {
+            Ok(parsed) => Some(parsed),
+            Err(error) => {
+                self.not_read_only(Category::Exec, error.describe());
+                None
+            }
+        }
+    }
+
+    /// A read-only form that reads `paths` (files and directories named
+    /// as operands; dynamic ones are skipped, the runtime guard sees them).
+    pub fn read<'p>(&mut self, paths: impl IntoIterator<Item = &'p Arg>) {
+        self.step.category = Category::Read;
+        for path in paths {
+            match path {
+                Arg::Literal(p) => self.step.targets.push(super::Target::new(Access::Read, p)),
+                Arg::Dynamic(_) => self.step.dynamic = true,
+            }
+        }
+    }
+
+    /// Not a read-only form: `category` (`write`, `exec`, `network`...)
+    /// and `confirm`, with `why` naming the form
+    /// ("script command `e` runs a shell command").
+    pub fn not_read_only(&mut self, category: Category, why: impl AsRef<str>) {
+        if self.step.category == Category::Read || self.step.category < category {
+            self.step.category = category;
+        }
+        self.step.raise(
+            Verdict::Confirm,
+            format!("^{}: {}", self.name, why.as_ref()),
+        );
+    }
+
+    /// Never allowed, whatever the mode (`^nc -e`, a firewall flush).
+    pub fn block(&mut self, category: Category, why: impl AsRef<str>) {
+        self.step.category = category;
+        self.step
+            .raise(Verdict::Block, format!("^{}: {}", self.name, why.as_ref()));
+    }
+
+    /// A file this form writes (shown in the approval label).
+    pub fn writes(&mut self, path: &Arg) {
+        self.step
+            .targets
+            .push(super::Target::new(Access::Write, path.text()));
+    }
+
+    /// Judge the command this one runs (`timeout 5 <program> args...`):
+    /// `program` with `args`, one level deeper.
+    pub fn run_inner(&mut self, program: &Arg, args: &[Arg]) {
+        match program {
+            Arg::Literal(p) => classify_into(p, args, self.depth + 1, &mut self.nested),
+            Arg::Dynamic(_) => push_unknown(
+                &mut self.nested,
+                &self.step.command,
+                "runs a program only known when it runs",
+            ),
+        }
+    }
+
+    /// Judge `script` as a POSIX shell script one level deeper
+    /// (`watch 'cmd'`, `flock f -c 'cmd'`).
+    pub fn run_shell_script(&mut self, script: &Arg) {
+        match script {
+            Arg::Literal(text) => classify_shell_script(text, self.depth + 1, &mut self.nested),
+            Arg::Dynamic(_) => push_unknown(
+                &mut self.nested,
+                &self.step.command,
+                "runs a script only known when it runs",
+            ),
+        }
+    }
+}
 
 /// One argument of an external call.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,14 +150,16 @@ pub enum Arg {
 }
 
 impl Arg {
-    fn literal(&self) -> Option<&str> {
+    /// The text, when known before it runs.
+    pub fn literal(&self) -> Option<&str> {
         match self {
             Arg::Literal(s) => Some(s),
             Arg::Dynamic(_) => None,
         }
     }
 
-    fn text(&self) -> &str {
+    /// The text, or the source of a dynamic argument (`$path`).
+    pub fn text(&self) -> &str {
         match self {
             Arg::Literal(s) | Arg::Dynamic(s) => s,
         }
@@ -430,6 +563,21 @@ fn classify_into(program: &str, args: &[Arg], depth: usize, plan: &mut ExternalP
         return;
     }
 
+    if let Some(judge) = grammar(name) {
+        let mut call = Call {
+            name,
+            args,
+            step,
+            nested: ExternalPlan::default(),
+            depth,
+        };
+        judge(&mut call);
+        plan.steps.push(call.step);
+        plan.steps.append(&mut call.nested.steps);
+        plan.nested_nu.append(&mut call.nested.nested_nu);
+        plan.reads_program_from_stdin |= call.nested.reads_program_from_stdin;
+        return;
+    }
     if WRAPPERS.contains(&name) || name == "xargs" {
         step.category = Category::Read;
         let inner = wrapper_inner(name, args, &mut step);
@@ -1421,14 +1569,31 @@ fn push_unknown(plan: &mut ExternalPlan, command: &str, why: &str) {
     plan.steps.push(step);
 }
 
-/// `^program args...` as rules see it.
+/// `^program args...` as rules see it, each argument quoted as the
+/// program receives it when it has spaces or quotes in it.
 fn render(program: &str, args: &[Arg]) -> String {
     let mut out = format!("^{program}");
     for arg in args {
         out.push(' ');
-        out.push_str(arg.text());
+        match arg {
+            Arg::Literal(text) => out.push_str(&quote(text)),
+            Arg::Dynamic(text) => out.push_str(text),
+        }
     }
     out
+}
+
+/// `text` as one shell word: as is when plain, else in single quotes.
+pub fn quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_./=:,+@%^~*?[]{}".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 /// `/usr/bin/rm` → `rm`.

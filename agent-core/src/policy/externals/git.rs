@@ -1,0 +1,9 @@
+//! git: read-only subcommands and their read-only options.
+
+use super::Grammar;
+
+/// The grammar of `name` when it belongs to this family.
+pub(super) fn grammar(name: &str) -> Option<Grammar> {
+    let _ = name;
+    None
+}
