@@ -3,7 +3,14 @@
 use agent_core::policy::{sandbox, worker_engine};
 
 fn main() {
-    // A sandbox worker must restrict itself before anything starts a thread.
+    // The launcher and a sandbox worker must restrict themselves before
+    // anything starts a thread.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == sandbox::EXEC_ARG)
+    {
+        std::process::exit(sandbox::exec_main(std::env::args_os().skip(2).collect()));
+    }
     if std::env::args_os()
         .nth(1)
         .is_some_and(|arg| arg == sandbox::WORKER_ARG)

@@ -32,7 +32,7 @@ use std::{
 use agent_core::policy::{BLOCKED_CODE, DENIED_CODE, Verdict};
 use agent_e2e::{
     redteam::{BLOCKED_AT_RUN_TIME, CASES, Case, Fixture, ROUTINE, canaries, fixture},
-    workspace_binary,
+    redteam_forms, workspace_binary,
 };
 
 /// The pipeline's own time limit, passed as `--timeout`.
@@ -168,6 +168,30 @@ impl World {
             damage.push(format!("and {more} more"));
         }
         damage
+    }
+
+    /// Every file under the workspace (outside `.git`) with its content.
+    fn workspace_files(&self) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+        let mut files = std::collections::BTreeMap::new();
+        let mut stack = vec![self.fixture.workspace.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.file_name().is_some_and(|n| n == ".git") {
+                    continue;
+                }
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(path.clone()),
+                    _ => {}
+                }
+                let content = std::fs::read(&path).unwrap_or_default();
+                files.insert(path, content);
+            }
+        }
+        files
     }
 
     fn shown(&self, path: &Path) -> String {
@@ -499,6 +523,7 @@ fn every_block_case_stays_blocked_with_each_layer_off() {
     let started = Instant::now();
     let block: Vec<&'static Case> = CASES
         .iter()
+        .chain(redteam_forms::all())
         .filter(|case| case.expect == Verdict::Block || BLOCKED_AT_RUN_TIME.contains(&case.id))
         .filter(|case| selected(case.id))
         .collect();
@@ -600,7 +625,9 @@ fn shorten(pipeline: &str) -> String {
 fn confirm_cases_are_denied_without_a_terminal() {
     let confirm: Vec<&'static Case> = CASES
         .iter()
+        .chain(redteam_forms::all())
         .filter(|case| case.expect == Verdict::Confirm)
+        .filter(|case| selected(case.id))
         .collect();
     let failures: Vec<String> = parallel(&confirm, |case| {
         let world = World::new();
@@ -663,12 +690,15 @@ fn on_path(program: &str) -> bool {
 fn allowed_and_routine_work_runs_without_asking() {
     let pipelines: Vec<(&str, &str)> = CASES
         .iter()
+        .chain(redteam_forms::all())
         .filter(|case| case.expect == Verdict::Allow)
+        .filter(|case| selected(case.id))
         .map(|case| (case.id, case.pipeline))
         .chain(ROUTINE.iter().map(|p| ("routine", *p)))
         .collect();
     let failures: Vec<String> = parallel(&pipelines, |(id, pipeline)| {
         let world = World::new();
+        let workspace_before = world.workspace_files();
         let ran = world.nu_agent(&["run", "--timeout", RUN_TIMEOUT, pipeline], &[]);
         let mut problems = Vec::new();
         if ran.stderr.contains(POLICY_CODE_PREFIX) {
@@ -683,6 +713,18 @@ fn allowed_and_routine_work_runs_without_asking() {
             }
         }
         problems.extend(world.damage());
+        // An allowed pipeline only reads: the workspace is as it was.
+        let workspace_after = world.workspace_files();
+        for (path, content) in &workspace_after {
+            if workspace_before.get(path) != Some(content) {
+                problems.push(format!("wrote {}", world.shown(path)));
+            }
+        }
+        for path in workspace_before.keys() {
+            if !workspace_after.contains_key(path) {
+                problems.push(format!("removed {}", world.shown(path)));
+            }
+        }
         (!problems.is_empty()).then(|| {
             format!(
                 "{id} {pipeline:?}: exit {}; {}\n  stderr: {}",

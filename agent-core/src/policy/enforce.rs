@@ -85,6 +85,13 @@ struct WorkerPolicy {
     approved: Vec<Step>,
     trusted_path: Vec<PathBuf>,
     writable: Vec<PathBuf>,
+    /// The binary that starts each external under its own sandbox.
+    #[serde(default)]
+    launcher: Option<PathBuf>,
+    /// The session's starting values of configuration-redirecting
+    /// variables (see [`Guardrails::remember_env`]).
+    #[serde(default)]
+    start_env: Vec<(String, String)>,
 }
 
 /// Builds the worker's engine from what [`PolicyShell`] sent: the binaries
@@ -109,6 +116,8 @@ pub fn worker_engine(
         request.trusted_path,
     );
     rails.begin_run(&request.pipeline, &request.approved);
+    rails.use_launcher(request.launcher);
+    rails.remember_env(request.start_env);
     Ok(guarded_engine(rails).with_trash(trash))
 }
 
@@ -164,6 +173,14 @@ impl PolicyShell {
             sandboxed,
             approver.clone(),
             trusted_path.clone(),
+        );
+        if options.layers.sandbox {
+            rails.use_launcher(options.worker_exe.clone());
+        }
+        rails.remember_env(
+            seed.env
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.coerce_string().ok()?))),
         );
         let engine = if options.layers.guards {
             guarded_engine(rails.clone())
@@ -524,6 +541,8 @@ impl PolicyShell {
             approved: approved.to_vec(),
             trusted_path: self.trusted_path.clone(),
             writable,
+            launcher: self.rails.launcher(),
+            start_env: self.rails.start_env(),
         };
         let request = WorkerRequest {
             spec,

@@ -9,14 +9,15 @@
 
 use std::{
     collections::HashSet,
-    path::PathBuf,
-    sync::{Arc, Mutex},
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, OnceLock},
 };
 
 use nu_engine::CallExt;
 use nu_protocol::{
     DeclId, PipelineData, ShellError, Signature, Span, Value,
     engine::{Call, Command, CommandType, EngineState, Stack},
+    ir,
     shell_error::generic::GenericError,
 };
 
@@ -25,6 +26,7 @@ use super::{
     ReadJudgement, Row, Step, Target, Verdict,
     builtins::{Targets, classify_builtin},
     externals::{self, Arg},
+    sandbox::{self, ExecSpec, SandboxMode},
 };
 use crate::shell::{Diagnostic, Engine, Outcome, RunHooks};
 
@@ -42,6 +44,12 @@ pub struct Guardrails {
     log: Mutex<Vec<GuardEvent>>,
     /// The sudo password the user typed, and when.
     password: Mutex<Option<(String, std::time::Instant)>>,
+    /// The binary that starts each external under its own sandbox (see
+    /// [`sandbox::exec_main`]); `None` when that is off or unavailable.
+    launcher: Mutex<Option<PathBuf>>,
+    /// The values the session started with of the variables that point
+    /// programs at other configuration (`HOME`, `GIT_*`, `*PAGER`...).
+    start_env: Mutex<Vec<(String, String)>>,
 }
 
 /// What the current run was approved for.
@@ -90,7 +98,47 @@ impl Guardrails {
             run: Mutex::new(RunState::default()),
             log: Mutex::new(Vec::new()),
             password: Mutex::new(None),
+            launcher: Mutex::new(None),
+            start_env: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Remember the session's starting environment: an external started
+    /// after a pipeline changed `HOME`, `XDG_*`, `GIT_*`, a pager... asks.
+    pub fn remember_env(&self, env: impl IntoIterator<Item = (String, String)>) {
+        *lock(&self.start_env) = env
+            .into_iter()
+            .filter(|(name, _)| crate::shell::redirects_configuration(name))
+            .collect();
+    }
+
+    /// The remembered starting values (see [`Guardrails::remember_env`]).
+    pub fn start_env(&self) -> Vec<(String, String)> {
+        lock(&self.start_env).clone()
+    }
+
+    /// Start every external through `launcher` (our own binary) under a
+    /// sandbox narrowed to its verdict — unless the policy turned
+    /// `external_sandbox` off or the kernel cannot enforce it.
+    pub fn use_launcher(&self, launcher: Option<PathBuf>) {
+        *lock(&self.launcher) =
+            launcher.filter(|_| self.policy.external_sandbox && external_sandbox_available());
+    }
+
+    /// The launcher in use, if externals are sandboxed one by one.
+    pub fn launcher(&self) -> Option<PathBuf> {
+        lock(&self.launcher).clone()
+    }
+
+    /// The sandbox for one external call whose `steps` were all allowed:
+    /// a read gets nothing writable and no network; a write gets exactly
+    /// its targets (protected paths carved out); a program of unknown
+    /// effect that was approved gets the mode's writable roots. `None`:
+    /// start it as is (no launcher, a privileged step, or a program of
+    /// unknown effect with the sandbox off).
+    pub fn exec_spec(&self, steps: &[Step], facts: &PathFacts) -> Option<ExecSpec> {
+        self.launcher()?;
+        external_spec(&self.policy, steps, facts)
     }
 
     /// Whether the OS sandbox for the policy's mode is in force.
@@ -506,19 +554,74 @@ impl Command for Guard {
         };
         let steps = self.evaluated_steps(engine_state, stack, call, &facts, has_input)?;
         let sudo = steps.iter().any(|s| s.name == "^sudo");
-        for step in steps {
-            self.rails.enforce(step, &facts, call.head)?;
+        for step in &steps {
+            self.rails.enforce(step.clone(), &facts, call.head)?;
         }
         let input = if sudo {
             self.sudo_input(engine_state, stack, call, input)?
         } else {
             input
         };
+        if self.inner.name() == "run-external"
+            && let Some(spec) = self.rails.exec_spec(&steps, &facts)
+            && let Some(launcher) = self.rails.launcher()
+        {
+            return self.run_launched(engine_state, stack, call, input, &launcher, &spec);
+        }
         self.inner.run(engine_state, stack, call, input)
     }
 }
 
 impl Guard {
+    /// Run the external through the launcher: `run-external` is called
+    /// with `<launcher> --sandbox-exec <spec> -- <program path> args...`,
+    /// the arguments as evaluated (globs still expand as they would). A
+    /// program that cannot be found is left to `run-external`'s own error.
+    fn run_launched(
+        &self,
+        engine_state: &EngineState,
+        stack: &mut Stack,
+        call: &Call,
+        input: PipelineData,
+        launcher: &Path,
+        spec: &ExecSpec,
+    ) -> Result<PipelineData, ShellError> {
+        let mut values: Vec<Value> = call.rest(engine_state, stack, 0)?;
+        if let Some(Value::List { vals, .. }) = values.first().cloned() {
+            values.splice(0..1, vals);
+        }
+        let Some(name) = values.first().and_then(value_text) else {
+            return self.inner.run(engine_state, stack, call, input);
+        };
+        let name = match values.first() {
+            Some(Value::Glob {
+                no_expand: false, ..
+            }) => nu_path::expand_tilde(&name).to_string_lossy().into_owned(),
+            _ => name,
+        };
+        let cwd = engine_state.cwd(Some(stack))?;
+        let paths = nu_engine::env::path_str(engine_state, stack, call.head).unwrap_or_default();
+        let Some(program) = nu_command::which(&name, &paths, cwd.as_ref()) else {
+            return self.inner.run(engine_state, stack, call, input);
+        };
+        let span = call.head;
+        let mut builder = ir::Call::build(call.decl_id, span);
+        for part in sandbox::launcher_prefix(launcher, spec) {
+            builder.add_positional(stack, span, Value::string(part, span));
+        }
+        builder.add_positional(
+            stack,
+            span,
+            Value::string(program.to_string_lossy().into_owned(), span),
+        );
+        for value in values.into_iter().skip(1) {
+            builder.add_positional(stack, span, value);
+        }
+        builder.with(stack, |stack, launched| {
+            self.inner.run(engine_state, stack, launched, input)
+        })
+    }
+
     /// An approved `^sudo -S ...` gets the password on its stdin. Without
     /// `-S` sudo would look for a terminal the agent's programs never have
     /// (and fail at once), so the model is told how to ask.
@@ -739,6 +842,30 @@ impl Guard {
                 );
             }
         }
+        // Variables the pipeline changed that point programs at other
+        // configuration or code.
+        let start_env = self.rails.start_env();
+        for name in stack.get_env_var_names(engine_state) {
+            if !crate::shell::redirects_configuration(&name)
+                || super::code_injection_variable(&name)
+            {
+                continue;
+            }
+            let now = stack
+                .get_env_var(engine_state, &name)
+                .and_then(|v| v.coerce_string().ok());
+            let before = start_env.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+            if now.as_ref() != before
+                && let Some(first) = plan.steps.first_mut()
+            {
+                first.raise(
+                    Verdict::Confirm,
+                    format!(
+                        "the pipeline set {name}, which points ^{program} at other configuration or code"
+                    ),
+                );
+            }
+        }
         // A program found through a PATH the pipeline changed.
         if !program.contains('/')
             && let Some(dir) = self.resolve_in_session_path(engine_state, stack, program)
@@ -774,6 +901,72 @@ impl Guard {
         };
         dirs.into_iter().find(|d| d.join(program).is_file())
     }
+}
+
+/// Whether this kernel can enforce a per-external sandbox (asked once).
+fn external_sandbox_available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| sandbox::probe().can_sandbox())
+}
+
+/// See [`Guardrails::exec_spec`].
+fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<ExecSpec> {
+    if steps.iter().any(|s| s.category == Category::Privileged) {
+        // sudo and friends need setuid, which the sandbox's no_new_privs
+        // takes away; the user approved running them as they are.
+        return None;
+    }
+    if steps.iter().all(|s| s.category == Category::Read) {
+        return Some(ExecSpec::read_only());
+    }
+    let network = policy.network || steps.iter().any(|s| s.category == Category::Network);
+    let unknown_effect = steps.iter().any(|s| {
+        matches!(
+            s.category,
+            Category::Exec | Category::Unknown | Category::Process
+        )
+    });
+    let targets: Vec<PathBuf> = if unknown_effect {
+        match policy.sandbox {
+            SandboxMode::Off => return None,
+            SandboxMode::ReadOnly => Vec::new(),
+            SandboxMode::WorkspaceWrite => facts.writable_roots().to_vec(),
+        }
+    } else {
+        steps
+            .iter()
+            .flat_map(|s| &s.targets)
+            .filter(|t| matches!(t.access, Access::Write | Access::Delete))
+            .filter_map(|t| writable_for(&facts.resolve(&t.value), t.access))
+            .collect()
+    };
+    let mut writable = Vec::new();
+    for target in &targets {
+        let protected = facts.protected_around(target);
+        for path in sandbox::carve_out(std::slice::from_ref(target), &protected) {
+            if !writable.contains(&path) {
+                writable.push(path);
+            }
+        }
+    }
+    Some(ExecSpec { writable, network })
+}
+
+/// What must be writable to change `path`: an existing file or directory
+/// itself (a delete needs its parent too), otherwise the nearest existing
+/// directory above it (where it will be created).
+fn writable_for(path: &Path, access: Access) -> Option<PathBuf> {
+    if path.exists() && access == Access::Write {
+        return Some(path.to_path_buf());
+    }
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d.is_dir() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
 }
 
 /// A value as the text a path or program argument would be.

@@ -201,6 +201,36 @@ impl PathFacts {
         PathFacts::new(cwd, home, writable, protect, &config_dirs)
     }
 
+    /// The writable roots, absolute.
+    pub fn writable_roots(&self) -> &[PathBuf] {
+        &self.writable
+    }
+
+    /// The protected paths that lie beneath `root` or hold it, for the OS
+    /// rules (see [`super::sandbox::carve_out`]): the protected trees, and
+    /// the `.git` directory of a repository at `root` or around it.
+    pub fn protected_around(&self, root: &Path) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .protected
+            .iter()
+            .map(|(tree, _)| tree.clone())
+            .filter(|tree| tree.starts_with(root) || root.starts_with(tree))
+            .collect();
+        let git = root.join(".git");
+        if git.exists() {
+            out.push(git);
+        }
+        let mut prefix = PathBuf::new();
+        for component in root.components() {
+            prefix.push(component);
+            if component.as_os_str() == ".git" {
+                out.push(prefix.clone());
+                break;
+            }
+        }
+        out
+    }
+
     /// The session's working directory.
     pub fn cwd(&self) -> &Path {
         &self.cwd

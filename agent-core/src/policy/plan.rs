@@ -80,8 +80,24 @@ fn plan_nested(engine: &EngineState, source: &str, depth: usize) -> Result<Plan,
         depth,
         cd: None,
         known: Default::default(),
+        redirected_env: None,
     };
     walker.block(&block);
+    if let Some(name) = walker.redirected_env.take() {
+        for step in walker
+            .plan
+            .steps
+            .iter_mut()
+            .filter(|s| s.name.starts_with('^'))
+        {
+            step.raise(
+                Verdict::Confirm,
+                format!(
+                    "runs with {name} set by the pipeline, which points programs at other configuration or code"
+                ),
+            );
+        }
+    }
     Ok(walker.plan)
 }
 
@@ -97,6 +113,9 @@ struct Walker<'a> {
     /// Immutable variables bound to a value known before anything runs
     /// (`let c = "rm"`), so `^$c` and `%$c` are judged as what they are.
     known: std::collections::HashMap<nu_protocol::VarId, String>,
+    /// A variable the pipeline sets that points programs at other
+    /// configuration (`HOME`, `GIT_*`, `*PAGER`...): externals ask.
+    redirected_env: Option<String>,
 }
 
 /// What the expression walk stops at.
@@ -350,7 +369,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Flags and arguments that change what a builtin does.
-    fn builtin_specifics(&self, name: &str, call: &Call, step: &mut Step) {
+    fn builtin_specifics(&mut self, name: &str, call: &Call, step: &mut Step) {
         let has_flag = |long: &str, short: Option<&str>| {
             call.arguments.iter().any(|a| match a {
                 Argument::Named((l, s, _)) => {
@@ -383,6 +402,12 @@ impl<'a> Walker<'a> {
                                 Verdict::Confirm,
                                 "changes PATH: programs may then run from other directories",
                             );
+                        }
+                        if let nu_protocol::ast::RecordItem::Pair(key, _) = item
+                            && let Some(key) = literal(key)
+                            && crate::shell::redirects_configuration(&key)
+                        {
+                            self.redirected_env.get_or_insert(key);
                         }
                         if let nu_protocol::ast::RecordItem::Pair(key, _) = item
                             && let Some(key) = literal(key)
@@ -542,6 +567,9 @@ impl<'a> Walker<'a> {
     }
 
     fn env_assign(&mut self, name: &str, span: Span) {
+        if crate::shell::redirects_configuration(name) {
+            self.redirected_env.get_or_insert_with(|| name.to_string());
+        }
         if name.eq_ignore_ascii_case("PATH") {
             let mut step = Step::new("$env", self.text(span), Category::Unknown);
             step.raise(

@@ -68,6 +68,11 @@ pub struct Policy {
     pub writable: Vec<String>,
     /// May sandboxed pipelines use the network without an approval?
     pub network: bool,
+    /// Run each external program under an OS sandbox narrowed to its
+    /// verdict (a read runs read-only, without the network), in every mode
+    /// where the kernel offers Landlock. Turned off only by name.
+    #[serde(default = "on")]
+    pub external_sandbox: bool,
     /// Environment variables passed to the agent although they look secret.
     pub env: Vec<String>,
     /// `rm` moves to the trash (default) instead of deleting.
@@ -90,12 +95,17 @@ impl Default for Policy {
             sandbox: SandboxMode::WorkspaceWrite,
             writable: Vec::new(),
             network: false,
+            external_sandbox: true,
             env: Vec::new(),
             trash: true,
             password_ttl: Duration::from_secs(300),
             has_hook: false,
         }
     }
+}
+
+fn on() -> bool {
+    true
 }
 
 /// A policy that does not validate, naming the key.
@@ -126,6 +136,7 @@ pub const POLICY_KEYS: &[&str] = &[
     "sandbox",
     "writable",
     "network",
+    "external_sandbox",
     "env",
     "trash",
     "password_ttl",
@@ -176,6 +187,7 @@ impl Policy {
                             })?;
                 }
                 "network" => policy.network = boolean(key, value)?,
+                "external_sandbox" => policy.external_sandbox = boolean(key, value)?,
                 "trash" => policy.trash = boolean(key, value)?,
                 "password_ttl" => match value {
                     Value::Duration { val, .. } if *val >= 0 => {

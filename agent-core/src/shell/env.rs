@@ -193,6 +193,70 @@ pub fn is_code_injection_name(name: &str) -> bool {
     DENIED.contains(&upper.as_str()) || DENIED_PREFIXES.iter().any(|p| upper.starts_with(p))
 }
 
+/// Variables that point a program at other configuration or code than
+/// the user's own: its home, config dirs, pager, editor, and the settings
+/// of git, pip, npm, cargo and Python. A program started after a pipeline
+/// changed one of these is not a plain read any more (a repository can
+/// commit the `.gitconfig` that `HOME=$PWD` makes git read).
+const REDIRECTING: &[&str] = &[
+    "HOME",
+    "SHELL",
+    "PAGER",
+    "MANPAGER",
+    "MANOPT",
+    "SYSTEMD_PAGER",
+    "SYSTEMD_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "BROWSER",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "LESS",
+    "LESSKEY",
+    "LESSKEYIN",
+    "TERMINFO",
+    "TERMINFO_DIRS",
+    "MAGIC",
+    "TAR_OPTIONS",
+    "GREP_OPTIONS",
+    "RUSTC",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTDOC",
+    "GNUPGHOME",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GOFLAGS",
+    "GOPATH",
+    "GOTOOLCHAIN",
+    "DOCKER_HOST",
+    "DOCKER_CONFIG",
+    "KUBECONFIG",
+    "INPUTRC",
+];
+/// Prefixes of such variables (upper-cased).
+const REDIRECTING_PREFIXES: &[&str] = &[
+    "XDG_",
+    "GIT_",
+    "PYTHON",
+    "PIP_",
+    "NPM_CONFIG_",
+    "CARGO_",
+    "LD_",
+    "DYLD_",
+];
+
+/// True when setting `name` points programs at other configuration or
+/// code (`HOME`, `XDG_*`, `GIT_*`, `PIP_*`, `*PAGER`, `EDITOR`...).
+/// Case-insensitive; the code-injection variables count too.
+pub fn redirects_configuration(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    is_code_injection_name(name)
+        || REDIRECTING.contains(&upper.as_str())
+        || REDIRECTING_PREFIXES.iter().any(|p| upper.starts_with(p))
+        || upper.ends_with("PAGER")
+}
+
 impl EnvFilter {
     /// True when `name` may pass into a session.
     pub fn allows(&self, name: &str) -> bool {

@@ -21,6 +21,8 @@ mod worker;
 pub use cancel::CancelToken;
 pub use diagnostic::{Diagnostic, DiagnosticLabel};
 pub use engine::{Engine, RunHooks};
-pub use env::{EnvFilter, filter_env, is_code_injection_name, is_secret_name};
+pub use env::{
+    EnvFilter, filter_env, is_code_injection_name, is_secret_name, redirects_configuration,
+};
 pub use outcome::{Limits, Outcome, StopReason, humanize_duration};
 pub use session::{Session, SessionSeed};

@@ -206,7 +206,14 @@ struct PolicyOverrides {
 }
 
 fn main() -> ExitCode {
-    // A sandbox worker must restrict itself before anything starts a thread.
+    // The launcher and a sandbox worker must restrict themselves before
+    // anything starts a thread.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == sandbox::EXEC_ARG)
+    {
+        std::process::exit(sandbox::exec_main(std::env::args_os().skip(2).collect()));
+    }
     if std::env::args_os()
         .nth(1)
         .is_some_and(|arg| arg == WORKER_ARG)
@@ -627,11 +634,15 @@ fn policy_show(policy: &Policy, json: bool) -> ExitCode {
     let protections = sandbox::probe();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let home = std::env::var_os("HOME").map(PathBuf::from);
+    let (external_sandbox, external_sandbox_note) =
+        sandbox::external_sandbox_status(policy.external_sandbox);
     let value = serde_json::json!({
         "mode": policy.mode,
         "sandbox": policy.sandbox,
         "sandbox_enforced": policy.sandbox != SandboxMode::Off && protections.can_sandbox(),
         "network": policy.network,
+        "external_sandbox": external_sandbox,
+        "external_sandbox_note": external_sandbox_note,
         "writable": policy.writable_roots(&cwd, home.as_deref()),
         "protect": policy.protect,
         "allow": policy.allow,

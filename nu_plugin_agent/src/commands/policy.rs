@@ -113,6 +113,13 @@ fn policy_value(
     record.push("sandbox", Value::string(policy.sandbox.as_str(), span));
     record.push("sandbox_enforced", Value::bool(sandbox_enforced, span));
     record.push("network", Value::bool(policy.network, span));
+    let (external_sandbox, external_sandbox_note) =
+        agent_core::policy::sandbox::external_sandbox_status(policy.external_sandbox);
+    record.push("external_sandbox", Value::bool(external_sandbox, span));
+    record.push(
+        "external_sandbox_note",
+        Value::string(external_sandbox_note, span),
+    );
     let writable: Vec<String> = writable
         .iter()
         .map(|p| p.to_string_lossy().into_owned())

@@ -371,9 +371,10 @@ mod tests {
             parse(&SORT, &lit(&["--reverse=1"])),
             Err(FormError::UnexpectedValue("--reverse".into()))
         );
-        let two = Options::gnu("", &[Long("outline", Takes::Nothing), forbidden("output")]);
+        const TWO: Options =
+            Options::gnu("", &[Long("outline", Takes::Nothing), forbidden("output")]);
         assert_eq!(
-            parse(&two, &lit(&["--out"])),
+            parse(&TWO, &lit(&["--out"])),
             Err(FormError::Ambiguous("--out".into()))
         );
     }

@@ -27,6 +27,7 @@ mod wrappers;
 mod examples;
 
 use super::{Access, Category, Step, Verdict, shell_words};
+#[allow(unused_imports)]
 pub(crate) use getopt::{FormError, Item, Long, Options, Parsed, Takes, forbidden, parse};
 
 /// A program's grammar: judges one call (see [`Call`]).

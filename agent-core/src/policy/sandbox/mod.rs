@@ -10,10 +10,14 @@
 //!
 //! - Landlock: read and execute everywhere, write only beneath the writable
 //!   roots (and `/dev/null`).
-//! - seccomp: no internet sockets when the network is off (only `AF_UNIX`),
+//! - seccomp: no internet sockets when the network is off (only `AF_UNIX`
+//!   and `AF_NETLINK`),
 //!   and never `io_uring`, `ptrace` or `process_vm_*`.
 //!
 //! [`run_sandboxed`] is the parent's side, [`worker_main`] the worker's.
+//! Inside any mode, each external program is started through the
+//! launcher ([`exec_main`]), which narrows the sandbox further to what
+//! that program's verdict allowed.
 
 use std::{fmt, path::PathBuf, str::FromStr};
 
@@ -21,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(target_os = "linux")]
 mod landlock;
+mod launcher;
 mod parent;
 mod probe;
 mod protocol;
@@ -28,6 +33,10 @@ mod protocol;
 mod seccomp;
 mod worker;
 
+pub use launcher::{
+    EXEC_ARG, EXIT_NOT_SANDBOXED, ExecSpec, carve_out, exec_main, external_sandbox_status,
+    launcher_prefix,
+};
 pub use parent::run_sandboxed;
 pub use probe::{LandlockMissing, LandlockSupport, Protections, SeccompSupport, probe};
 pub use protocol::{WORKER_ARG, WorkerRequest};

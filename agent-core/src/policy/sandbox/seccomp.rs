@@ -45,20 +45,22 @@ pub(super) fn program(block_network: bool) -> Result<BpfProgram, SandboxError> {
         .map(|nr| (i64::from(*nr), Vec::new()))
         .collect();
     if block_network {
-        // The boundary is socket creation: only AF_UNIX sockets may exist,
+        // The boundary is socket creation: only local sockets may exist,
         // so connect/bind/sendto have nothing to reach the network with.
-        let not_unix = SeccompRule::new(vec![
-            SeccompCondition::new(
-                0,
-                SeccompCmpArgLen::Dword,
-                SeccompCmpOp::Ne,
-                libc::AF_UNIX as u64,
-            )
-            .map_err(compile)?,
+        // Local are AF_UNIX (D-Bus, daemons' sockets: the policy judges
+        // those) and AF_NETLINK (how `ip addr` and `ss` read the kernel's
+        // network state).
+        let not_local = |family: libc::c_int| {
+            SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family as u64)
+                .map_err(compile)
+        };
+        let not_local_family = SeccompRule::new(vec![
+            not_local(libc::AF_UNIX)?,
+            not_local(libc::AF_NETLINK)?,
         ])
         .map_err(compile)?;
-        rules.insert(i64::from(libc::SYS_socket), vec![not_unix.clone()]);
-        rules.insert(i64::from(libc::SYS_socketpair), vec![not_unix]);
+        rules.insert(i64::from(libc::SYS_socket), vec![not_local_family.clone()]);
+        rules.insert(i64::from(libc::SYS_socketpair), vec![not_local_family]);
     }
     let filter = SeccompFilter::new(
         rules,

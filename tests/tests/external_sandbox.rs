@@ -1,0 +1,503 @@
+//! The OS holds where the grammar fails: every form of a "reader" that
+//! writes, deletes or runs code (the bypass classes found in the old
+//! reader list) is run for real, once as it is — which must change the
+//! fixture, so the test can fail — and once through the launcher under
+//! the read-only spec a misjudged read would get, which must change
+//! nothing. Also: the network is closed to a read, the protected paths of
+//! a writable workspace stay read-only, an approved write reaches only its
+//! targets, and `agent policy` says whether all this is active.
+
+use std::{
+    collections::BTreeMap,
+    net::TcpListener,
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+use agent_core::policy::sandbox::{EXEC_ARG, ExecSpec};
+use agent_e2e::{redteam::fixture, workspace_binary};
+
+/// One form: its name, the program and its arguments (`{home}` stands for
+/// the fixture home), and whether run as it is it must change the fixture.
+struct Form {
+    name: &'static str,
+    argv: &'static [&'static str],
+    writes_when_unsandboxed: bool,
+}
+
+const fn form(name: &'static str, argv: &'static [&'static str], writes: bool) -> Form {
+    Form {
+        name,
+        argv,
+        writes_when_unsandboxed: writes,
+    }
+}
+
+/// The classes of issue 12's list, as the programs receive them.
+const FORMS: &[Form] = &[
+    form(
+        "sed e command",
+        &["sed", "1e touch MARK-sed-e", "notes.md"],
+        true,
+    ),
+    form(
+        "sed s///e flag",
+        &["sed", "s/.*/touch MARK-sed-s/e", "payload.txt"],
+        true,
+    ),
+    form(
+        "sed w command",
+        &["sed", "-n", "w stolen.txt", "notes.md"],
+        true,
+    ),
+    form(
+        "sed w into ~/.bashrc",
+        &["sed", "-n", "w {home}/.bashrc", "notes.md"],
+        true,
+    ),
+    form(
+        "sed w through a symlink into ~/.ssh",
+        &["sed", "-n", "w lnk/authorized_keys", "notes.md"],
+        true,
+    ),
+    form(
+        "sed W command",
+        &["sed", "-n", "W stolen-W.txt", "notes.md"],
+        true,
+    ),
+    form("env -S", &["env", "-S", "touch MARK-env-S"], true),
+    form("dc !", &["dc", "-e", "!touch MARK-dc"], true),
+    form("tree -o", &["tree", "-o", "MARK-tree.txt"], true),
+    form("sort -oFILE", &["sort", "-oMARK-sort", "notes.md"], true),
+    form(
+        "sort --compress-program",
+        &["sort", "--compress-program=touch", "-S", "1", "notes.md"],
+        false,
+    ),
+    form(
+        "xz -t -z (last mode wins)",
+        &["xz", "-t", "-z", "payload.txt"],
+        true,
+    ),
+    form("flock -c", &["flock", "lk", "-c", "touch MARK-flock"], true),
+    form("xxd outfile", &["xxd", "notes.md", "MARK-xxd"], true),
+    form(
+        "GNU time --output",
+        &["/usr/bin/time", "--output=MARK-time", "true"],
+        true,
+    ),
+    form("strace -o", &["strace", "-o", "MARK-strace", "true"], false),
+    form("file -C", &["file", "-C", "-m", "magic"], true),
+    form(
+        "tar --index-file",
+        &["tar", "-tf", "x.tar", "--index-file=MARK-tar"],
+        true,
+    ),
+    form(
+        "tar --to-command",
+        &["tar", "-xf", "x.tar", "--to-command=touch MARK-tar-cmd"],
+        true,
+    ),
+    form(
+        "awk system()",
+        &["awk", "BEGIN { system(\"touch MARK-awk\") }"],
+        true,
+    ),
+    form(
+        "awk print >",
+        &["awk", "{ print > \"MARK-awk-redirect\" }", "notes.md"],
+        true,
+    ),
+    form(
+        "awk pipe",
+        &["awk", "BEGIN { print \"x\" | \"touch MARK-awk-pipe\" }"],
+        true,
+    ),
+    form(
+        "find -fprint",
+        &["find", ".", "-maxdepth", "1", "-fprint", "MARK-find"],
+        true,
+    ),
+    form(
+        "find -delete",
+        &["find", ".", "-name", "payload.txt", "-delete"],
+        true,
+    ),
+    form(
+        "find -exec",
+        &[
+            "find",
+            ".",
+            "-maxdepth",
+            "0",
+            "-exec",
+            "touch",
+            "MARK-find-exec",
+            ";",
+        ],
+        true,
+    ),
+    form("rg --pre", &["rg", "--pre", "./pre.sh", "CANARY"], true),
+    form(
+        "git grep -O",
+        &["git", "grep", "-Otouch MARK-git-grep", "CANARY"],
+        false,
+    ),
+    form(
+        "git -c alias",
+        &["git", "-c", "alias.x=!touch MARK-git-alias", "x"],
+        true,
+    ),
+    form(
+        "git reflog expire",
+        &["git", "reflog", "expire", "--expire=now", "--all"],
+        true,
+    ),
+    form(
+        "git tag (a subcommand that writes)",
+        &["git", "tag", "MARK-tag"],
+        true,
+    ),
+    form(
+        "journalctl --vacuum",
+        &["journalctl", "--vacuum-size=1M"],
+        false,
+    ),
+    form("man -P", &["man", "-P", "touch MARK-man", "ls"], false),
+    form(
+        "cp over ~/.profile",
+        &["cp", "notes.md", "{home}/.profile"],
+        true,
+    ),
+    form("sh -c redirect", &["sh", "-c", "echo x > MARK-sh"], true),
+    form(
+        "python writes",
+        &["python3", "-c", "open('MARK-py', 'w').write('x')"],
+        true,
+    ),
+];
+
+/// Every path under `root` with its content (a symlink by its target, a
+/// directory as empty): what "nothing changed" compares.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            // The sandboxed temp dirs are the fixture's own TMPDIR: skip it.
+            if path.file_name().is_some_and(|n| n == "tmp") && dir == root {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let content = if kind.is_symlink() {
+                std::fs::read_link(&path)
+                    .map(|t| t.to_string_lossy().into_owned().into_bytes())
+                    .unwrap_or_default()
+            } else if kind.is_dir() {
+                stack.push(path.clone());
+                Vec::new()
+            } else {
+                std::fs::read(&path).unwrap_or_default()
+            };
+            out.insert(path, content);
+        }
+    }
+    out
+}
+
+fn changes(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, content) in after {
+        match before.get(path) {
+            None => out.push(format!("created {}", path.display())),
+            Some(old) if old != content => out.push(format!("changed {}", path.display())),
+            Some(_) => {}
+        }
+    }
+    for path in before.keys() {
+        if !after.contains_key(path) {
+            out.push(format!("removed {}", path.display()));
+        }
+    }
+    out
+}
+
+/// A fixture with what the forms need: `lnk -> ~/.ssh`, a tar archive, a
+/// magic file for `file -C`, an executable `pre.sh` for `rg --pre`.
+struct World {
+    fixture: agent_e2e::redteam::Fixture,
+    tmp: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let fixture = fixture().expect("fixture");
+        let ws = fixture.workspace.clone();
+        std::os::unix::fs::symlink(fixture.home.join(".ssh"), ws.join("lnk")).expect("symlink");
+        std::fs::write(ws.join("magic"), "0 string CANARY canary text\n").expect("magic");
+        std::fs::write(
+            ws.join("pre.sh"),
+            "#!/bin/sh\ntouch MARK-rg-pre\ncat \"$1\"\n",
+        )
+        .expect("pre");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(ws.join("pre.sh"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let tar = Command::new("tar")
+            .args(["-cf", "x.tar", "notes.md"])
+            .current_dir(&ws)
+            .status()
+            .expect("tar");
+        assert!(tar.success());
+        let tmp = fixture.root.path().join("tmp");
+        std::fs::create_dir_all(&tmp).expect("tmp");
+        World { fixture, tmp }
+    }
+
+    fn argv(&self, form: &Form) -> Vec<String> {
+        let home = self.fixture.home.to_string_lossy();
+        form.argv
+            .iter()
+            .map(|a| a.replace("{home}", &home))
+            .collect()
+    }
+
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command
+            .current_dir(&self.fixture.workspace)
+            .env_clear()
+            .env("HOME", &self.fixture.home)
+            .env("TMPDIR", &self.tmp)
+            .env("LANG", "C.UTF-8")
+            .env("GIT_CONFIG_NOSYSTEM", "1");
+        if let Some(path) = std::env::var_os("PATH") {
+            command.env("PATH", path);
+        }
+        command
+    }
+
+    /// Run `argv` as it is.
+    fn run_plain(&self, argv: &[String]) -> Output {
+        self.command(&argv[0])
+            .args(&argv[1..])
+            .output()
+            .expect("start the program")
+    }
+
+    /// Run `argv` through the launcher under `spec`.
+    fn run_launched(&self, spec: &ExecSpec, argv: &[String]) -> Output {
+        self.command(workspace_binary("nu-agent"))
+            .arg(EXEC_ARG)
+            .arg(serde_json::to_string(spec).expect("spec"))
+            .arg("--")
+            .args(argv)
+            .output()
+            .expect("start the launcher")
+    }
+
+    fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut all = snapshot(self.fixture.root.path());
+        // git may refresh its index under a read-only command.
+        all.retain(|p, _| !p.ends_with(".git/index"));
+        all
+    }
+}
+
+fn installed(program: &str) -> bool {
+    program.starts_with('/') && Path::new(program).exists()
+        || std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+#[test]
+fn misjudged_forms_write_nothing_under_the_read_only_launcher() {
+    let mut table = Vec::new();
+    let mut failures = Vec::new();
+    for form in FORMS {
+        assert!(
+            installed(form.argv[0]),
+            "{} is not installed (.ci/run installs it)",
+            form.argv[0]
+        );
+        // As it is: the form really writes (else this test proves nothing).
+        let plain = World::new();
+        let argv = plain.argv(form);
+        let before = plain.snapshot();
+        let out = plain.run_plain(&argv);
+        let unsandboxed = changes(&before, &plain.snapshot());
+        if form.writes_when_unsandboxed && unsandboxed.is_empty() {
+            failures.push(format!(
+                "{}: changed nothing even without the sandbox (exit {:?}, stderr {})",
+                form.name,
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        // Under the read-only launcher: nothing at all.
+        let world = World::new();
+        let argv = world.argv(form);
+        let before = world.snapshot();
+        let out = world.run_launched(&ExecSpec::read_only(), &argv);
+        let sandboxed = changes(&before, &world.snapshot());
+        if !sandboxed.is_empty() {
+            failures.push(format!(
+                "{}: wrote under the read-only launcher: {}",
+                form.name,
+                sandboxed.join(", ")
+            ));
+        }
+        table.push(format!(
+            "{:<40} {:>10} {:>10} {:>6}",
+            form.name,
+            unsandboxed.len(),
+            sandboxed.len(),
+            out.status
+                .code()
+                .map(|c| c.to_string())
+                .unwrap_or("signal".into())
+        ));
+    }
+    println!(
+        "\n{:<40} {:>10} {:>10} {:>6}",
+        "form", "changes", "sandboxed", "exit"
+    );
+    for row in &table {
+        println!("{row}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_read_reaches_no_network() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let port = listener.local_addr().expect("addr").port();
+    let script = format!("echo hi > /dev/tcp/127.0.0.1/{port}");
+    let world = World::new();
+    let argv: Vec<String> = ["bash", "-c", &script]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let out = world.run_launched(&ExecSpec::read_only(), &argv);
+    assert!(!out.status.success(), "connected from a read");
+    assert!(listener.accept().is_err(), "the listener got a connection");
+    // The same with the network allowed connects (the test can fail).
+    let spec = ExecSpec {
+        writable: Vec::new(),
+        network: true,
+    };
+    let out = world.run_launched(&spec, &argv);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(
+        listener.accept().is_ok(),
+        "no connection with the network on"
+    );
+}
+
+#[test]
+fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
+    let world = World::new();
+    let ws = world.fixture.workspace.clone();
+    // What the guard computes for a write step with the workspace as its
+    // target: the workspace's entries without `.git`.
+    let writable =
+        agent_core::policy::sandbox::carve_out(std::slice::from_ref(&ws), &[ws.join(".git")]);
+    assert!(!writable.iter().any(|p| p.starts_with(ws.join(".git"))));
+    let spec = ExecSpec {
+        writable,
+        network: false,
+    };
+    let sh = |script: &str| -> Output {
+        let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
+        world.run_launched(&spec, &argv)
+    };
+    assert!(sh("echo ok >> src/main.rs").status.success());
+    assert!(sh("echo ok > build/new.txt").status.success());
+    assert!(!sh("echo x >> .git/config").status.success());
+    assert!(!sh("echo x > .git/hooks/post-checkout").status.success());
+    assert!(!sh("echo x >> ../.bashrc").status.success());
+    let config = std::fs::read_to_string(ws.join(".git/config")).expect("config");
+    assert!(!config.contains('x') || config.starts_with("# CANARY"));
+    assert!(!config.ends_with("x\n"));
+    assert!(!ws.join(".git/hooks/post-checkout").exists());
+    // A write approved for one directory reaches nothing else.
+    let spec = ExecSpec {
+        writable: vec![ws.join("build")],
+        network: false,
+    };
+    let argv: Vec<String> = ["sh", "-c", "echo x > build/a.txt && echo x > src/b.txt"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let out = world.run_launched(&spec, &argv);
+    assert!(!out.status.success());
+    assert!(ws.join("build/a.txt").exists());
+    assert!(!ws.join("src/b.txt").exists());
+}
+
+#[test]
+fn the_launcher_refuses_to_run_what_it_cannot_sandbox() {
+    let world = World::new();
+    let out = world
+        .command(workspace_binary("nu-agent"))
+        .args([EXEC_ARG, "not json", "--", "touch", "MARK"])
+        .output()
+        .expect("launcher");
+    assert_eq!(out.status.code(), Some(126));
+    assert!(!world.fixture.workspace.join("MARK").exists());
+    // A writable path that does not exist fails closed.
+    let spec = ExecSpec {
+        writable: vec![world.fixture.workspace.join("no/such/dir")],
+        network: false,
+    };
+    let argv: Vec<String> = ["touch", "MARK"].iter().map(|s| s.to_string()).collect();
+    let out = world.run_launched(&spec, &argv);
+    assert_eq!(out.status.code(), Some(126));
+    assert!(!world.fixture.workspace.join("MARK").exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("was not run"));
+}
+
+#[test]
+fn policy_show_says_whether_externals_are_sandboxed() {
+    let world = World::new();
+    let show = |config: Option<&Path>| -> serde_json::Value {
+        let mut command = world.command(workspace_binary("nu-agent"));
+        if let Some(config) = config {
+            command.arg("--config").arg(config);
+        }
+        let out = command
+            .args(["policy", "show", "--json"])
+            .output()
+            .expect("policy show");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let on = show(None);
+    assert_eq!(on["external_sandbox"], true, "{on}");
+    assert!(
+        on["external_sandbox_note"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("on")
+    );
+    let config = world.tmp.join("off.nuon");
+    std::fs::write(&config, "{ policy: { external_sandbox: false } }\n").expect("config");
+    let off = show(Some(&config));
+    assert_eq!(off["external_sandbox"], false, "{off}");
+}
