@@ -86,7 +86,7 @@ const FORMS: &[Form] = &[
         &["/usr/bin/time", "--output=MARK-time", "true"],
         true,
     ),
-    form("strace -o", &["strace", "-o", "MARK-strace", "true"], false),
+    form("strace -o", &["strace", "-o", "MARK-strace", "true"], true),
     form("file -C", &["file", "-C", "-m", "magic"], true),
     form(
         "tar --index-file",
@@ -392,6 +392,7 @@ fn a_read_reaches_no_network() {
     let spec = ExecSpec {
         writable: Vec::new(),
         network: true,
+        protected: Vec::new(),
     };
     let out = world.run_launched(&spec, &argv);
     assert!(
@@ -418,6 +419,7 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
     let spec = ExecSpec {
         writable,
         network: false,
+        protected: Vec::new(),
     };
     let sh = |script: &str| -> Output {
         let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
@@ -436,6 +438,7 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
     let spec = ExecSpec {
         writable: vec![ws.join("build")],
         network: false,
+        protected: Vec::new(),
     };
     let argv: Vec<String> = ["sh", "-c", "echo x > build/a.txt && echo x > src/b.txt"]
         .iter()
@@ -445,6 +448,55 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
     assert!(!out.status.success());
     assert!(ws.join("build/a.txt").exists());
     assert!(!ws.join("src/b.txt").exists());
+}
+
+#[test]
+fn git_internals_stay_read_only_inside_a_writable_workspace() {
+    // The launcher (outside any other sandbox, as with `sandbox: off`)
+    // mounts them read-only: new files in the repository's root are fine.
+    let world = World::new();
+    let ws = world.fixture.workspace.clone();
+    let spec = ExecSpec {
+        writable: vec![ws.clone()],
+        network: false,
+        protected: vec![ws.join(".git")],
+    };
+    let sh = |script: &str| -> Output {
+        let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
+        world.run_launched(&spec, &argv)
+    };
+    assert!(sh("echo ok > new.txt").status.success());
+    assert!(ws.join("new.txt").exists());
+    let out = sh("echo x >> .git/config");
+    assert!(!out.status.success());
+    let config = std::fs::read_to_string(ws.join(".git/config")).expect("config");
+    assert!(!config.ends_with("x\n"), "{config}");
+
+    // Through the whole stack in the default mode (worker + launcher): an
+    // approved write creates its file in the repository's root; the guards
+    // are not what stops `.git` here, so a script that hides the write
+    // from them is stopped by the OS.
+    let world = World::new();
+    let ws = world.fixture.workspace.clone();
+    let run = |pipeline: &str| -> Output {
+        world
+            .command(workspace_binary("nu-agent"))
+            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
+            .args(["run", "--yes", pipeline])
+            .output()
+            .expect("nu-agent run")
+    };
+    let out = run("^sh -c 'echo hi > made-by-agent.txt'");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(ws.join("made-by-agent.txt").exists());
+    let out = run("^sh -c 'cd .git; echo x >> config'");
+    assert!(!out.status.success());
+    let config = std::fs::read_to_string(ws.join(".git/config")).expect("config");
+    assert!(!config.ends_with("x\n"), "{config}");
 }
 
 #[test]
@@ -461,6 +513,7 @@ fn the_launcher_refuses_to_run_what_it_cannot_sandbox() {
     let spec = ExecSpec {
         writable: vec![world.fixture.workspace.join("no/such/dir")],
         network: false,
+        protected: Vec::new(),
     };
     let argv: Vec<String> = ["touch", "MARK"].iter().map(|s| s.to_string()).collect();
     let out = world.run_launched(&spec, &argv);

@@ -528,10 +528,26 @@ impl PolicyShell {
                 }
             }
         }
+        // Protected trees inside the roots stay read-only for everything
+        // the worker runs; `.git` too, unless the user approved a git
+        // command in this pipeline (`git commit` writes it).
+        let git_approved = approved.iter().any(|s| s.name == "^git");
+        let mut protected: Vec<PathBuf> = Vec::new();
+        for root in &writable {
+            for path in facts.protected_around(root) {
+                if git_approved && path.file_name().is_some_and(|n| n == ".git") {
+                    continue;
+                }
+                if !protected.contains(&path) {
+                    protected.push(path);
+                }
+            }
+        }
         let spec = SandboxSpec {
             mode: self.policy.sandbox,
             writable: writable.clone(),
             network,
+            protected,
         };
         let worker_policy = WorkerPolicy {
             policy: self.policy.clone(),

@@ -920,12 +920,20 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
         return Some(ExecSpec::read_only());
     }
     let network = policy.network || steps.iter().any(|s| s.category == Category::Network);
-    let unknown_effect = steps.iter().any(|s| {
-        matches!(
-            s.category,
-            Category::Exec | Category::Unknown | Category::Process
-        )
+    let writes_known = |s: &Step| {
+        s.targets
+            .iter()
+            .any(|t| matches!(t.access, Access::Write | Access::Delete))
+    };
+    // A program of unknown effect, or a write whose targets are not known
+    // (`git commit`), gets the mode's writable roots.
+    let unknown_effect = steps.iter().any(|s| match s.category {
+        Category::Exec | Category::Unknown | Category::Process => true,
+        Category::Write | Category::Delete => !writes_known(s),
+        _ => false,
     });
+    // `.git` is writable only to an approved git command.
+    let git = steps.iter().any(|s| s.name == "^git");
     let targets: Vec<PathBuf> = if unknown_effect {
         match policy.sandbox {
             SandboxMode::Off => return None,
@@ -940,16 +948,26 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
             .filter_map(|t| writable_for(&facts.resolve(&t.value), t.access))
             .collect()
     };
-    let mut writable = Vec::new();
-    for target in &targets {
-        let protected = facts.protected_around(target);
-        for path in sandbox::carve_out(std::slice::from_ref(target), &protected) {
-            if !writable.contains(&path) {
-                writable.push(path);
+    let mut writable: Vec<PathBuf> = Vec::new();
+    let mut protected: Vec<PathBuf> = Vec::new();
+    for target in targets {
+        for path in facts.protected_around(&target) {
+            if git && path.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            if !protected.contains(&path) {
+                protected.push(path);
             }
         }
+        if !writable.contains(&target) {
+            writable.push(target);
+        }
     }
-    Some(ExecSpec { writable, network })
+    Some(ExecSpec {
+        writable,
+        network,
+        protected,
+    })
 }
 
 /// What must be writable to change `path`: an existing file or directory

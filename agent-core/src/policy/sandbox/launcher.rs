@@ -38,6 +38,10 @@ pub struct ExecSpec {
     pub writable: Vec<PathBuf>,
     /// It may open internet sockets.
     pub network: bool,
+    /// Paths beneath `writable` that stay read-only (`.git`, protected
+    /// trees).
+    #[serde(default)]
+    pub protected: Vec<PathBuf>,
 }
 
 impl ExecSpec {
@@ -46,6 +50,7 @@ impl ExecSpec {
         ExecSpec {
             writable: Vec::new(),
             network: false,
+            protected: Vec::new(),
         }
     }
 
@@ -142,6 +147,7 @@ pub fn exec_main(args: Vec<OsString>) -> i32 {
         mode: SandboxMode::WorkspaceWrite,
         writable,
         network: spec.network,
+        protected: spec.protected.clone(),
     };
     if let Err(err) = apply_to_current_process(&sandbox) {
         return refuse(&format!("cannot sandbox {shown}: {err}"));
@@ -265,6 +271,7 @@ mod tests {
         let spec = ExecSpec {
             writable: vec!["/w/build".into()],
             network: true,
+            protected: Vec::new(),
         };
         let prefix = launcher_prefix(Path::new("/bin/agent"), &spec);
         assert_eq!(prefix[0], "/bin/agent");

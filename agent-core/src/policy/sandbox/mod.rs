@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(target_os = "linux")]
 mod landlock;
 mod launcher;
+mod mounts;
 mod parent;
 mod probe;
 mod protocol;
@@ -102,6 +103,12 @@ pub struct SandboxSpec {
     /// Allow internet sockets. Ignored in [`SandboxMode::Off`] (no sandbox,
     /// no restriction).
     pub network: bool,
+    /// Paths inside the writable roots that stay read-only (`.git`, the
+    /// protected trees): bind-mounted read-only in a private mount
+    /// namespace, or, where that cannot be had, left out of the writable
+    /// roots (see [`carve_out`]).
+    #[serde(default)]
+    pub protected: Vec<PathBuf>,
 }
 
 impl SandboxSpec {
@@ -111,6 +118,7 @@ impl SandboxSpec {
             mode: SandboxMode::Off,
             writable: Vec::new(),
             network: true,
+            protected: Vec::new(),
         }
     }
 
@@ -249,6 +257,20 @@ fn apply_linux(spec: &SandboxSpec) -> Result<Applied, SandboxError> {
     if let LandlockSupport::Unavailable(why) = probe::landlock_support() {
         return Err(SandboxError::LandlockUnavailable(why.to_string()));
     }
+    // Protected paths inside the writable roots: read-only mounts, or out
+    // of the writable set (never more writable than asked).
+    let mut spec = spec.clone();
+    let exposed: Vec<PathBuf> = spec
+        .protected
+        .iter()
+        .filter(|p| p.exists() && !mounts::is_read_only(p))
+        .filter(|p| spec.writable_roots().iter().any(|root| p.starts_with(root)))
+        .cloned()
+        .collect();
+    if !exposed.is_empty() && mounts::protect_read_only(&exposed).is_err() {
+        spec.writable = carve_out(&spec.writable, &exposed);
+    }
+    let spec = &spec;
     let landlock = landlock::restrict(spec)?;
     seccomp::install(!spec.network)?;
     Ok(Applied {
@@ -299,6 +321,7 @@ mod tests {
             mode: SandboxMode::ReadOnly,
             writable: vec!["/tmp".into()],
             network: false,
+            protected: Vec::new(),
         };
         assert!(spec.writable_roots().is_empty());
         spec.mode = SandboxMode::WorkspaceWrite;
