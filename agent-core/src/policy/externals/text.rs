@@ -482,7 +482,7 @@ fn uniq(call: &mut Call<'_>) {
     };
     let operands: Vec<&Arg> = parsed.operands().collect();
     call.read(&files(operands.iter().take(1).copied()));
-    if let Some(output) = operands.get(1) {
+    if let Some(output) = operands.get(1).filter(|o| o.literal() != Some("-")) {
         writes_to(
             call,
             output,
@@ -1687,7 +1687,7 @@ fn xxd(call: &mut Call<'_>) {
         }
     }
     call.read(&files(operands.iter().take(1).copied()));
-    if let Some(output) = operands.get(1) {
+    if let Some(output) = operands.get(1).filter(|o| o.literal() != Some("-")) {
         writes_to(
             call,
             output,
@@ -2897,6 +2897,8 @@ mod tests {
         "xxd -p f",
         "xxd -r -p hex",
         "xxd -s -32 f",
+        "xxd f -",
+        "uniq f -",
         "hexdump -C f",
         "hd f",
         "hexdump -n 64 -e '16/1 \"%02x\"' f",
