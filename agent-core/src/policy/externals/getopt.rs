@@ -371,7 +371,9 @@ mod tests {
             parse(&SORT, &lit(&["--reverse=1"])),
             Err(FormError::UnexpectedValue("--reverse".into()))
         );
-        let two = Options::gnu("", &[Long("outline", Takes::Nothing), forbidden("output")]);
+        const TWO: Options =
+            Options::gnu("", &[Long("outline", Takes::Nothing), forbidden("output")]);
+        let two = TWO;
         assert_eq!(
             parse(&two, &lit(&["--out"])),
             Err(FormError::Ambiguous("--out".into()))
