@@ -91,7 +91,12 @@ impl Call<'_> {
     /// and `confirm`, with `why` naming the form
     /// ("script command `e` runs a shell command").
     pub fn not_read_only(&mut self, category: Category, why: impl AsRef<str>) {
-        if self.step.category == Category::Read || self.step.category < category {
+        // The first reason decides the category (the step starts as
+        // `exec`, effect unknown); later ones only raise it.
+        if self.step.floor.is_none()
+            || self.step.category == Category::Read
+            || self.step.category < category
+        {
             self.step.category = category;
         }
         self.step.raise(
