@@ -371,7 +371,8 @@ mod tests {
             parse(&SORT, &lit(&["--reverse=1"])),
             Err(FormError::UnexpectedValue("--reverse".into()))
         );
-        let two = Options::gnu("", &[Long("outline", Takes::Nothing), forbidden("output")]);
+        const TWO: &[Long] = &[Long("outline", Takes::Nothing), forbidden("output")];
+        let two = Options::gnu("", TWO);
         assert_eq!(
             parse(&two, &lit(&["--out"])),
             Err(FormError::Ambiguous("--out".into()))
