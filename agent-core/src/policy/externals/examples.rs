@@ -10,10 +10,7 @@ pub fn judge(line: &str) -> ExternalPlan {
     assert_eq!(split.commands.len(), 1, "one command per example: {line}");
     let words = &split.commands[0].words;
     let (program, rest) = words.split_first().expect("a program");
-    let args: Vec<super::Arg> = rest
-        .iter()
-        .map(|w| super::Arg::Literal(w.clone()))
-        .collect();
+    let args: Vec<super::Arg> = rest.iter().map(|w| super::Arg::Literal(w.clone())).collect();
     classify(program, &args)
 }
 
