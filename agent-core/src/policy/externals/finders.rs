@@ -315,10 +315,10 @@ fn find(call: &mut Call<'_>) {
             }
             "-delete" => {
                 refuse(call, Category::Delete, "`-delete` deletes what it finds");
+                // What it finds lies beneath each start point.
                 for start in &starts {
-                    call.step
-                        .targets
-                        .push(Target::new(Access::Delete, start.text()));
+                    let beneath = format!("{}/*", start.text().trim_end_matches('/'));
+                    call.step.targets.push(Target::new(Access::Delete, beneath));
                 }
                 call.step.recursive = true;
             }
@@ -1124,7 +1124,7 @@ mod tests {
             plan.steps[0]
                 .targets
                 .iter()
-                .any(|t| t.access == Access::Delete && t.value == "build")
+                .any(|t| t.access == Access::Delete && t.value == "build/*")
         );
         let plan = judge("find . -fprint out.txt");
         assert_eq!(plan.steps[0].category, Category::Write);

@@ -54,7 +54,7 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
         "jq" => jq,
         "yq" => yq,
         "echo" | "printf" | "true" | "false" | "test" | "[" | "expr" | "factor" | "seq"
-        | "sleep" | "yes" => computes,
+        | "sleep" | "yes" | ":" | "exit" | "pwd" | "type" => computes,
         "numfmt" => numfmt,
         "basename" => basename,
         "dirname" => dirname,
@@ -2310,7 +2310,8 @@ fn jq_like(call: &mut Call<'_>, forms: &JqForms, subcommands: &[&str]) {
 // Programs that only compute from their arguments.
 
 /// `echo`, `printf`, `true`, `false`, `test`/`[`, `expr`, `factor`, `seq`,
-/// `sleep`, `yes`: any arguments (none of their options reads a file,
+/// `sleep`, `yes`, `:`, `exit`, `pwd`, `type`: any arguments (none of their
+/// options reads a file,
 /// writes or runs anything; `seq -1 5` and `expr 1 - 2` take words that
 /// look like options).
 fn computes(call: &mut Call<'_>) {
