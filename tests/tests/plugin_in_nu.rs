@@ -105,9 +105,12 @@ fn agent_policy_shows_the_effective_policy() {
     let out = nu(
         &registry,
         &work,
-        r#"agent policy | {mode: $in.mode, hook: $in.hook, ttl: ($in.password_ttl | into int), cwd_writable: ($env.PWD in $in.writable), layers: ($in.protections.layers | length)} | to json --raw"#,
+        r#"agent policy | {mode: $in.mode, hook: $in.hook, ttl: ($in.password_ttl | into int), cwd_writable: ($env.PWD in $in.writable), layers: ($in.protections.layers | length), external_sandbox: $in.external_sandbox, note: $in.external_sandbox_note} | to json --raw"#,
     );
     let json: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    // Each external runs in its own sandbox on this (Landlock) kernel.
+    assert_eq!(json["external_sandbox"], true, "{json}");
+    assert!(json["note"].as_str().unwrap_or("").starts_with("on:"), "{json}");
     assert_eq!(json["mode"], "confirm");
     assert_eq!(json["hook"], false);
     assert_eq!(json["ttl"], 300_000_000_000_i64);
@@ -123,6 +126,12 @@ fn agent_policy_shows_the_effective_policy() {
         stdout_of(&configured).trim(),
         r#"{"mode":"read-only","block":["^git push *"],"hook":true}"#
     );
+    let off = nu(
+        &registry,
+        &work,
+        r#"$env.config.plugins.agent = {policy: {external_sandbox: false}}; agent policy | get external_sandbox | to json --raw"#,
+    );
+    assert_eq!(stdout_of(&off).trim(), "false");
 }
 
 #[test]

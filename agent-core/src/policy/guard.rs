@@ -1056,3 +1056,85 @@ pub fn guarded_engine(rails: Arc<Guardrails>) -> Engine {
     }
     Engine::with_commands(guards).with_hooks(rails)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace() -> (tempfile::TempDir, PathFacts) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ws = dir.path().join("work");
+        std::fs::create_dir_all(ws.join(".git")).expect(".git");
+        std::fs::create_dir_all(ws.join("build")).expect("build");
+        let facts = PathFacts::new(ws.clone(), None, std::slice::from_ref(&ws), &[], &[]);
+        (dir, facts)
+    }
+
+    fn step(name: &str, category: Category, targets: &[(Access, &str)]) -> Step {
+        let mut step = Step::new(name, name, category);
+        for (access, value) in targets {
+            step.targets.push(Target::new(*access, *value));
+        }
+        step
+    }
+
+    #[test]
+    fn each_external_gets_the_sandbox_of_its_verdict() {
+        let (_dir, facts) = workspace();
+        let ws = facts.cwd().to_path_buf();
+        let policy = Policy::default();
+        let spec = |steps: &[Step]| external_spec(&policy, steps, &facts);
+
+        // A read: nothing writable, no network.
+        let read = step("^cat", Category::Read, &[(Access::Read, "notes.md")]);
+        assert_eq!(spec(&[read]), Some(ExecSpec::read_only()));
+
+        // An approved write: its targets (the nearest existing directory
+        // of a new file), with `.git` kept read-only.
+        let write = step(
+            "^cp",
+            Category::Write,
+            &[(Access::Read, "a"), (Access::Write, "build/new.txt")],
+        );
+        let got = spec(&[write]).expect("a spec");
+        assert_eq!(got.writable, vec![ws.join("build")]);
+        assert!(!got.network);
+        let write_root = step("^sh", Category::Write, &[(Access::Write, "new.txt")]);
+        let got = spec(&[write_root]).expect("a spec");
+        assert_eq!(got.writable, vec![ws.clone()]);
+        assert!(got.protected.contains(&ws.join(".git")), "{got:?}");
+
+        // A program of unknown effect: the mode's roots; a write whose
+        // targets are unknown too.
+        let make = step("^make", Category::Exec, &[]);
+        assert_eq!(spec(&[make]).expect("a spec").writable, vec![ws.clone()]);
+        let commit = step("^git", Category::Write, &[]);
+        let got = spec(&[commit]).expect("a spec");
+        assert_eq!(got.writable, vec![ws.clone()]);
+        // `.git` is writable to git alone.
+        assert!(!got.protected.contains(&ws.join(".git")), "{got:?}");
+
+        // The network only for a network step (or a policy that allows it).
+        let curl = step("^curl", Category::Network, &[(Access::Host, "x.example")]);
+        let got = spec(&[curl]).expect("a spec");
+        assert!(got.network && got.writable.is_empty());
+
+        // sudo is started as it is: no_new_privs would break it.
+        let sudo = step("^sudo", Category::Privileged, &[]);
+        assert_eq!(spec(&[sudo]), None);
+
+        // With the sandbox off, an approved program of unknown effect runs
+        // with the user's rights; a read is still read-only.
+        let off = Policy {
+            sandbox: SandboxMode::Off,
+            ..Policy::default()
+        };
+        let make = step("^make", Category::Exec, &[]);
+        assert_eq!(external_spec(&off, &[make], &facts), None);
+        let read = step("^cat", Category::Read, &[]);
+        assert_eq!(
+            external_spec(&off, &[read], &facts),
+            Some(ExecSpec::read_only())
+        );
+    }
+}
