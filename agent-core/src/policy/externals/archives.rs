@@ -288,10 +288,13 @@ fn tar(call: &mut Call<'_>) {
         .last()
         .map(|a| (*a).clone())
         .unwrap_or_else(|| Arg::Literal(".".into()));
-    if let Some(mode) = modes
-        .iter()
-        .find(|m| !matches!(**m, "list" | "diff" | "test-label"))
-    {
+    // `-x -O` extracts to standard output only: no file is written.
+    let to_stdout = parsed.has("-O") || parsed.has("--to-stdout");
+    if let Some(mode) = modes.iter().find(|m| match **m {
+        "list" | "diff" | "test-label" => false,
+        "extract" => !to_stdout,
+        _ => true,
+    }) {
         let why = format!("mode `{mode}` writes files");
         if *mode == "extract" {
             refuse(call, Category::Write, why);
@@ -1025,6 +1028,9 @@ mod tests {
         "tar -tf x.tar -T list.txt",
         "tar --version",
         "tar -tf -",
+        "tar -xOf x.tar notes.md",
+        "tar xOzf x.tgz",
+        "tar -x --to-stdout -f x.tar",
         "unzip -l x.zip",
         "unzip -v x.zip",
         "unzip -t x.zip",
@@ -1106,6 +1112,7 @@ mod tests {
         "tar -Af x.tar y.tar",
         "tar --delete -f x.tar notes.md",
         "tar -tf x.tar -x",
+        "tar -xOf x.tar -c",
         "tar -t -x -f x.tar",
         "tar -x -t -f x.tar",
         "tar tvf x.tar --extract",

@@ -246,6 +246,10 @@ fn find(call: &mut Call<'_>) {
     }
     let mut read_files: Vec<Arg> = Vec::new();
     let mut read_only = true;
+    // Whether a test narrows what is found, and whether an operator may
+    // widen it again (`!`, `-o`, `,`).
+    let mut selects = false;
+    let mut widens = false;
     while i < args.len() {
         let Arg::Literal(primary) = &args[i] else {
             // Only known when it runs: the runtime guard judges it again.
@@ -255,6 +259,7 @@ fn find(call: &mut Call<'_>) {
         let primary = primary.as_str();
         i += 1;
         if matches!(primary, "(" | ")" | "!" | ",") {
+            widens |= primary != "(" && primary != ")";
             continue;
         }
         let takes = FIND_PRIMARIES
@@ -263,6 +268,8 @@ fn find(call: &mut Call<'_>) {
             .map(|(_, n)| *n)
             .or_else(|| is_newer_xy(primary).then_some(1));
         if let Some(count) = takes {
+            widens |= matches!(primary, "-not" | "-o" | "-or");
+            selects |= !FIND_NOT_SELECTING.contains(&primary);
             if i + count > args.len() {
                 refuse(
                     call,
@@ -315,12 +322,18 @@ fn find(call: &mut Call<'_>) {
             }
             "-delete" => {
                 refuse(call, Category::Delete, "`-delete` deletes what it finds");
-                // What it finds lies beneath each start point.
+                // Narrowed by tests (`-name '*.o' -delete`): what it finds
+                // under the start points; otherwise the start points whole.
+                let narrowed = selects && !widens;
                 for start in &starts {
-                    let beneath = format!("{}/*", start.text().trim_end_matches('/'));
-                    call.step.targets.push(Target::new(Access::Delete, beneath));
+                    let target = if narrowed {
+                        found_under(start.text())
+                    } else {
+                        start.text().to_string()
+                    };
+                    call.step.targets.push(Target::new(Access::Delete, target));
                 }
-                call.step.recursive = true;
+                call.step.recursive |= !narrowed;
             }
             "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                 let Some(out) = args.get(i) else {
@@ -351,14 +364,62 @@ fn find(call: &mut Call<'_>) {
     }
 }
 
+/// find primaries that select nothing (global options, actions that only
+/// print, `-and`).
+const FIND_NOT_SELECTING: &[&str] = &[
+    "-maxdepth",
+    "-mindepth",
+    "-depth",
+    "-d",
+    "-xdev",
+    "-mount",
+    "-noleaf",
+    "-follow",
+    "-daystart",
+    "-regextype",
+    "-files0-from",
+    "-ignore_readdir_race",
+    "-noignore_readdir_race",
+    "-warn",
+    "-nowarn",
+    "-help",
+    "--help",
+    "-version",
+    "--version",
+    "-print",
+    "-print0",
+    "-printf",
+    "-ls",
+    "-prune",
+    "-quit",
+    "-true",
+    "-a",
+    "-and",
+    "-not",
+    "-o",
+    "-or",
+];
+
+/// What find finds under a start point, as a path pattern (`src/*`).
+fn found_under(start: &str) -> String {
+    if start.ends_with('/') {
+        format!("{start}*")
+    } else {
+        format!("{start}/*")
+    }
+}
+
 /// `{}` in an `-exec` command stands for what find finds: under the start
 /// points.
 fn substitute_found(arg: &Arg, starts: &[Arg]) -> Vec<Arg> {
     match arg {
-        Arg::Literal(text) if text == "{}" => starts.to_vec(),
+        Arg::Literal(text) if text == "{}" => starts
+            .iter()
+            .map(|s| Arg::Literal(found_under(s.text())))
+            .collect(),
         Arg::Literal(text) if text.contains("{}") => {
             let start = starts.first().map(Arg::text).unwrap_or(".");
-            vec![Arg::Literal(text.replace("{}", start))]
+            vec![Arg::Literal(text.replace("{}", &found_under(start)))]
         }
         other => vec![other.clone()],
     }
@@ -1124,7 +1185,21 @@ mod tests {
             plan.steps[0]
                 .targets
                 .iter()
+                .any(|t| t.access == Access::Delete && t.value == "build")
+        );
+        let plan = judge("find build -name '*.o' -delete");
+        assert!(
+            plan.steps[0]
+                .targets
+                .iter()
                 .any(|t| t.access == Access::Delete && t.value == "build/*")
+        );
+        let plan = judge("find build ! -name '*.o' -delete");
+        assert!(
+            plan.steps[0]
+                .targets
+                .iter()
+                .any(|t| t.access == Access::Delete && t.value == "build")
         );
         let plan = judge("find . -fprint out.txt");
         assert_eq!(plan.steps[0].category, Category::Write);
