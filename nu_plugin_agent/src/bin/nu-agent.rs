@@ -514,13 +514,7 @@ fn run(
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    let audit = match PolicyShell::open_audit(&seed) {
-        Ok(log) => Some(log),
-        Err(err) => {
-            eprintln!("nu-agent: no audit log ({err})");
-            None
-        }
-    };
+    let audit = PolicyShell::audit_log(&seed);
     let options = ShellOptions {
         layers,
         // /proc/self/exe still works when the binary was replaced on disk
