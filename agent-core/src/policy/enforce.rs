@@ -221,7 +221,7 @@ impl PolicyShell {
             .env
             .iter()
             .filter_map(|(k, v)| Some((k.clone(), v.as_str().ok()?.to_string())));
-        let redactor = super::redact::Redactor::from_env(secrets);
+        let redactor = crate::redact::Redactor::from_env(secrets);
         AuditLog::open(&dir)
             .map(|log| log.with_redactor(redactor))
             .map_err(|e| e.to_string())
