@@ -1,16 +1,16 @@
 //! The agent's configuration: the record in `$env.config.plugins.agent`
-//! (or, for `nu-agent`, a file holding the same record), typed and checked.
+//! (or, for `nu-agent`, a file holding the same record as NUON data, parsed
+//! and never evaluated), typed and checked.
 //! An error names the key it is about, e.g. `policy.mode`.
 
 use std::path::{Path, PathBuf};
 
-use nu_protocol::Value;
+use nu_protocol::{ShellError, Value};
 
 use crate::{
     agent::AgentSettings,
     llm::ModelSettings,
     policy::{Policy, PolicyError},
-    shell::{Engine, Limits, Session, SessionSeed},
 };
 
 /// Keys the configuration record may have.
@@ -35,6 +35,107 @@ pub struct ConfigError {
     /// The key path, e.g. `policy.allow[2]`.
     pub key: String,
     pub message: String,
+}
+
+/// Configuration text that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigTextError {
+    /// It is not one NUON record.
+    #[error("not a NUON record: {0}")]
+    Parse(String),
+    /// The record does not validate.
+    #[error("{0}")]
+    Invalid(ConfigError),
+}
+
+impl ConfigTextError {
+    fn in_file(self, path: &Path) -> ConfigFileError {
+        let path = path.to_path_buf();
+        match self {
+            ConfigTextError::Parse(message) => ConfigFileError::Parse { path, message },
+            ConfigTextError::Invalid(error) => ConfigFileError::Invalid { path, error },
+        }
+    }
+}
+
+/// A configuration file that cannot be used; the message names the file,
+/// and the key when a value is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    #[error("cannot read the configuration file {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the configuration file {} is not a NUON record: {message}", path.display())]
+    Parse { path: PathBuf, message: String },
+    #[error("the configuration file {} is invalid: {error}", path.display())]
+    Invalid { path: PathBuf, error: ConfigError },
+}
+
+impl ConfigFileError {
+    /// The file.
+    pub fn path(&self) -> &Path {
+        match self {
+            ConfigFileError::Read { path, .. }
+            | ConfigFileError::Parse { path, .. }
+            | ConfigFileError::Invalid { path, .. } => path,
+        }
+    }
+
+    /// The key path of a value that does not validate, e.g. `policy.mode`.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            ConfigFileError::Invalid { error, .. } => Some(&error.key),
+            _ => None,
+        }
+    }
+
+    /// What to do about it, in one line.
+    pub fn help(&self) -> String {
+        let path = self.path().display();
+        match self {
+            ConfigFileError::Read { .. } => {
+                format!("create {path}, or point --config or NU_AGENT_CONFIG at a readable file")
+            }
+            ConfigFileError::Parse { .. } => format!(
+                "{path} holds one NUON record, the same as $env.config.plugins.agent, e.g. {{ policy: {{ mode: confirm }} }}; it is data: no closures, variables or commands"
+            ),
+            ConfigFileError::Invalid { error, .. } => format!(
+                "fix `{}` in {path}; nothing runs under a policy that cannot be read",
+                error.key
+            ),
+        }
+    }
+}
+
+/// The innermost message of a NUON parse error, with the text it points
+/// at.
+fn nuon_message(error: &ShellError) -> String {
+    match error {
+        ShellError::Generic(generic) => match generic.inner.first() {
+            Some(inner) => nuon_message(inner),
+            None => generic.msg.to_string(),
+        },
+        ShellError::OutsideSpannedLabeledError { src, msg, span, .. } => {
+            let at = src
+                .get(span.start..span.end)
+                .map(str::trim)
+                .filter(|at| !at.is_empty());
+            match at {
+                Some(at) => {
+                    let mut shown: String = at.chars().take(60).collect();
+                    if shown.len() < at.len() {
+                        shown.push('…');
+                    }
+                    format!("{msg}, at `{shown}`")
+                }
+                None => msg.clone(),
+            }
+        }
+        other => other.to_string(),
+    }
 }
 
 impl From<PolicyError> for ConfigError {
@@ -94,32 +195,35 @@ impl AgentConfig {
         Ok(config)
     }
 
-    /// Read the configuration from a file holding the record in Nushell
-    /// syntax (`{ policy: { mode: confirm } }`, as in nu config).
-    pub fn from_file(path: &Path) -> Result<AgentConfig, ConfigError> {
-        let file_error = |message: String| ConfigError {
-            key: path.display().to_string(),
-            message,
-        };
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| file_error(format!("cannot read it: {e}")))?;
-        let dir = path
-            .parent()
-            .filter(|p| p.is_dir())
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("/"));
-        let mut session = Session::new(Engine::standard(), SessionSeed::new(dir))
-            .map_err(|d| file_error(d.summary()))?;
-        // The record is data: evaluate it as a constant-only expression
-        // (NUON keeps durations and file sizes; JSON would make them ints).
-        let outcome = session.run(
-            &format!("{text}\n| to nuon | from nuon"),
-            &Limits::default(),
-        );
-        if let Some(diagnostic) = outcome.error {
-            return Err(file_error(diagnostic.summary()));
+    /// Read the configuration from a file holding the record as NUON data
+    /// (`{ policy: { mode: confirm } }`, as in nu config). The text is
+    /// parsed, never evaluated: literals only (durations and file sizes
+    /// keep their units; closures, variables and commands are refused).
+    /// Comments, CRLF line ends and trailing whitespace are fine; an empty
+    /// file gives the defaults. The record goes through the same checks as
+    /// `$env.config.plugins.agent` ([`AgentConfig::from_value`]).
+    pub fn from_file(path: &Path) -> Result<AgentConfig, ConfigFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        AgentConfig::from_nuon(&text).map_err(|error| error.in_file(path))
+    }
+
+    /// Read the configuration from NUON text (the contents of a config
+    /// file); see [`AgentConfig::from_file`].
+    pub fn from_nuon(text: &str) -> Result<AgentConfig, ConfigTextError> {
+        let value = nuon::from_nuon(text, None)
+            .map_err(|error| ConfigTextError::Parse(nuon_message(&error)))?;
+        match &value {
+            Value::Record { .. } | Value::Nothing { .. } => {
+                AgentConfig::from_value(Some(&value)).map_err(ConfigTextError::Invalid)
+            }
+            other => Err(ConfigTextError::Parse(format!(
+                "expected a record such as {{ policy: {{ mode: confirm }} }}, got {}",
+                other.get_type()
+            ))),
         }
-        AgentConfig::from_value(Some(&outcome.value))
     }
 
     /// The configuration file `nu-agent` reads: `NU_AGENT_CONFIG`, else
@@ -182,13 +286,175 @@ mod tests {
         assert_eq!(config.model.context, Some(4096));
         std::fs::write(&path, "{ model: { context: big } }").unwrap();
         assert_eq!(
-            AgentConfig::from_file(&path).unwrap_err().key,
-            "model.context"
+            AgentConfig::from_file(&path).unwrap_err().key(),
+            Some("model.context")
         );
         std::fs::write(&path, "{ policy: { mode: 3 } }").unwrap();
         assert_eq!(
-            AgentConfig::from_file(&path).unwrap_err().key,
+            AgentConfig::from_file(&path).unwrap_err().key(),
+            Some("policy.mode")
+        );
+    }
+
+    const BLOCK_GIT: &str = r#"{ policy: { block: ["^git *"] } }"#;
+
+    fn file_with(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.nuon");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    fn blocks_git(config: &AgentConfig) -> bool {
+        config.policy.block.len() == 1 && config.policy.block[0].matches("^git status")
+    }
+
+    #[test]
+    fn newlines_comments_and_crlf_read_the_same_record() {
+        let (_dir, path) = file_with(BLOCK_GIT);
+        let plain = AgentConfig::from_file(&path).unwrap();
+        assert!(blocks_git(&plain), "{:?}", plain.policy);
+        for text in [
+            format!("{BLOCK_GIT}\n"),
+            format!("{BLOCK_GIT}\n\n  \t\n"),
+            format!("# nu-agent's configuration\n{BLOCK_GIT} # the policy\n"),
+            "{\r\n  policy: {\r\n    block: [\"^git *\"] # no git\r\n  }\r\n}\r\n".to_string(),
+        ] {
+            let (_dir, path) = file_with(&text);
+            let config = AgentConfig::from_file(&path).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            assert_eq!(config, plain, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_bad_mode_is_refused_naming_the_key_and_the_file() {
+        for text in [
+            "{ policy: { mode: nonsense } }",
+            "{ policy: { mode: nonsense } }\n",
+            "{ policy: { mode: \"nonsense\" } }\r\n",
+        ] {
+            let (_dir, path) = file_with(text);
+            let err = AgentConfig::from_file(&path).unwrap_err();
+            assert_eq!(err.key(), Some("policy.mode"), "{text:?}");
+            let message = err.to_string();
+            assert!(message.contains(&path.display().to_string()), "{message}");
+            assert!(message.contains("nonsense"), "{message}");
+            assert!(err.help().contains("policy.mode"), "{}", err.help());
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused_naming_it() {
+        let (_dir, path) = file_with("{ policy: { mode: confirm }, polcy: {} }\n");
+        let err = AgentConfig::from_file(&path).unwrap_err();
+        assert_eq!(err.key(), Some("polcy"));
+        assert!(err.to_string().contains("unknown key"), "{err}");
+        let (_dir, path) = file_with("{ policy: { blok: [\"^git *\"] } }\n");
+        assert_eq!(
+            AgentConfig::from_file(&path).unwrap_err().key(),
+            Some("policy.blok")
+        );
+    }
+
+    #[test]
+    fn the_file_is_data_not_code() {
+        let marker = tempfile::tempdir().unwrap();
+        let touched = marker.path().join("touched");
+        for text in [
+            format!("{{ policy: {{ mode: (touch {}) }} }}", touched.display()),
+            format!("touch {}; {BLOCK_GIT}", touched.display()),
+            format!("{BLOCK_GIT}\n| to nuon"),
+            "{ policy: { hook: {|plan| \"allow\"} } }".to_string(),
+            "{ policy: { mode: $env.MODE } }".to_string(),
+            "{ policy: { mode: confirm }".to_string(),
+            "[1 2 3]".to_string(),
+        ] {
+            let (_dir, path) = file_with(&text);
+            let err = AgentConfig::from_file(&path).unwrap_err();
+            assert!(
+                matches!(err, ConfigFileError::Parse { .. }),
+                "{text:?}: {err}"
+            );
+            assert!(
+                err.to_string().contains(&path.display().to_string()),
+                "{err}"
+            );
+        }
+        assert!(!touched.exists());
+    }
+
+    #[test]
+    fn durations_and_file_sizes_keep_their_units() {
+        let (_dir, path) = file_with(
+            "{\n  policy: { password_ttl: 5min }\n  model: { keep_alive: 2hr, timeout: 1500ms }\n  agent: { step_timeout: 30sec }\n}\n",
+        );
+        let config = AgentConfig::from_file(&path).unwrap();
+        assert_eq!(
+            config.policy.password_ttl,
+            std::time::Duration::from_secs(300)
+        );
+        assert_eq!(
+            config.model.keep_alive,
+            std::time::Duration::from_secs(7200)
+        );
+        assert_eq!(config.model.timeout, std::time::Duration::from_millis(1500));
+        assert_eq!(
+            config.agent.step_timeout,
+            std::time::Duration::from_secs(30)
+        );
+        let value = nuon::from_nuon("{ size: 1mb }\n", None).unwrap();
+        assert_eq!(
+            value.get_data_by_key("size").map(|v| v.get_type()),
+            Some(nu_protocol::Type::Filesize)
+        );
+    }
+
+    #[test]
+    fn an_empty_file_gives_the_defaults_and_a_missing_one_names_itself() {
+        let (_dir, path) = file_with("# nothing configured yet\n");
+        assert_eq!(
+            AgentConfig::from_file(&path).unwrap(),
+            AgentConfig::default()
+        );
+        let missing = path.with_file_name("missing.nuon");
+        let err = AgentConfig::from_file(&missing).unwrap_err();
+        assert!(matches!(err, ConfigFileError::Read { .. }), "{err}");
+        assert!(err.to_string().contains("missing.nuon"), "{err}");
+    }
+
+    /// The record the plugin gets from the host and the file's record go
+    /// through the same checks and give the same configuration.
+    #[test]
+    fn the_host_value_and_the_file_are_checked_alike() {
+        let record = |pairs: Vec<(&str, Value)>| {
+            let mut r = Record::new();
+            for (k, v) in pairs {
+                r.push(k, v);
+            }
+            Value::test_record(r)
+        };
+        let host = record(vec![(
+            "policy",
+            record(vec![(
+                "block",
+                Value::test_list(vec![Value::test_string("^git *")]),
+            )]),
+        )]);
+        let from_host = AgentConfig::from_value(Some(&host)).unwrap();
+        assert!(blocks_git(&from_host));
+        assert_eq!(AgentConfig::from_nuon(BLOCK_GIT).unwrap(), from_host);
+
+        let bad_mode = record(vec![(
+            "policy",
+            record(vec![("mode", Value::test_string("nonsense"))]),
+        )]);
+        assert_eq!(
+            AgentConfig::from_value(Some(&bad_mode)).unwrap_err().key,
             "policy.mode"
         );
+        let unknown = record(vec![("policy", record(vec![])), ("modle", record(vec![]))]);
+        let err = AgentConfig::from_value(Some(&unknown)).unwrap_err();
+        assert_eq!(err.key, "modle");
+        assert!(err.message.contains("unknown key"), "{err}");
     }
 }

@@ -11,6 +11,7 @@ pub mod context;
 pub mod llm;
 pub mod observe;
 pub mod policy;
+pub mod redact;
 pub mod shell;
 pub mod store;
 pub mod ui;

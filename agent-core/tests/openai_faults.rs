@@ -15,7 +15,7 @@ use agent_core::{
         ChatBackend, ChatEvent, ChatRequest, FinishReason, LlmError, Message, OpenAiBackend,
         OpenAiConfig, ToolDef,
     },
-    policy::redact::Redactor,
+    redact::Redactor,
     shell::CancelToken,
 };
 

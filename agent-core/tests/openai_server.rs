@@ -28,7 +28,7 @@ use agent_core::{
         ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, LlmError, Message,
         OpenAiBackend, OpenAiConfig, ToolDef,
     },
-    policy::redact::Redactor,
+    redact::Redactor,
     shell::CancelToken,
 };
 

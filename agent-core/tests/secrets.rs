@@ -9,7 +9,7 @@ use std::{
 };
 
 use agent_core::{
-    policy::redact::Redactor,
+    redact::Redactor,
     shell::{Engine, EnvFilter, Limits, Session, SessionSeed},
     store::audit::{AuditEvent, AuditLog, AuditRecord},
 };

@@ -101,9 +101,7 @@ pub(crate) fn prepare(
         }),
     };
     let seed = seed_from_caller(engine)?;
-    let audit = PolicyShell::open_audit(&seed)
-        .map_err(|e| eprintln!("agent: no audit log ({e})"))
-        .ok();
+    let audit = PolicyShell::audit_log(&seed);
     let hook = config
         .policy_hook
         .as_ref()

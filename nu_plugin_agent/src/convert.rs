@@ -72,7 +72,13 @@ pub fn config_from_caller(
     span: Span,
 ) -> Result<AgentConfig, LabeledError> {
     let value = engine.get_plugin_config()?;
-    AgentConfig::from_value(value.as_ref()).map_err(|e| config_error(&e, span))
+    config_from_value(value.as_ref(), span)
+}
+
+/// The host's `$env.config.plugins.agent` value, validated by the same
+/// checks as `nu-agent`'s config file ([`AgentConfig::from_value`]).
+pub fn config_from_value(value: Option<&Value>, span: Span) -> Result<AgentConfig, LabeledError> {
+    AgentConfig::from_value(value).map_err(|e| config_error(&e, span))
 }
 
 /// A configuration error as an error at the call.
@@ -122,4 +128,73 @@ pub fn plan_value(pipeline: &str, decision: &Decision, span: Span) -> Value {
     record.push("verdict", Value::string(decision.verdict.as_str(), span));
     record.push("rows", rows_value(&decision.rows, span));
     Value::record(record, span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(pairs: Vec<(&str, Value)>) -> Value {
+        let mut r = Record::new();
+        for (k, v) in pairs {
+            r.push(k, v);
+        }
+        Value::test_record(r)
+    }
+
+    fn policy(pairs: Vec<(&str, Value)>) -> Value {
+        record(vec![("policy", record(pairs))])
+    }
+
+    fn refused(value: &Value) -> LabeledError {
+        match config_from_value(Some(value), Span::test_data()) {
+            Ok(config) => panic!("accepted: {config:?}"),
+            Err(error) => error,
+        }
+    }
+
+    #[test]
+    fn a_bad_mode_is_refused_naming_the_key() {
+        let error = refused(&policy(vec![("mode", Value::test_string("nonsense"))]));
+        assert!(error.msg.contains("policy.mode"), "{}", error.msg);
+        assert!(error.msg.contains("nonsense"), "{}", error.msg);
+        assert_eq!(error.labels[0].text, "policy.mode is invalid");
+        assert!(
+            error
+                .help
+                .as_deref()
+                .is_some_and(|h| h.contains("policy.mode")),
+            "{:?}",
+            error.help
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_naming_them() {
+        let error = refused(&record(vec![("polcy", record(vec![]))]));
+        assert!(error.msg.contains("polcy"), "{}", error.msg);
+        assert!(error.msg.contains("unknown key"), "{}", error.msg);
+        let error = refused(&policy(vec![(
+            "blok",
+            Value::test_list(vec![Value::test_string("^git *")]),
+        )]));
+        assert!(error.msg.contains("policy.blok"), "{}", error.msg);
+    }
+
+    #[test]
+    fn block_rules_are_honoured() {
+        let config = config_from_value(
+            Some(&policy(vec![(
+                "block",
+                Value::test_list(vec![Value::test_string("^git *")]),
+            )])),
+            Span::test_data(),
+        )
+        .unwrap();
+        assert!(config.policy.block[0].matches("^git status"));
+        assert_eq!(
+            config,
+            AgentConfig::from_nuon("{ policy: { block: [\"^git *\"] } }\n").unwrap()
+        );
+    }
 }

@@ -187,3 +187,54 @@ fn auto_read_runs_unknown_programs_inside_the_read_only_sandbox() {
     assert!(!stdout.contains("wrote"), "{stdout}");
     assert!(!target.exists());
 }
+
+/// A config file as `echo '...' > file` writes it (with a trailing newline)
+/// is read as data: its `block` rule holds.
+#[test]
+fn a_config_file_with_a_trailing_newline_is_honoured() {
+    let dir = fixture();
+    let config = dir.path().join("config.nuon");
+    std::fs::write(&config, "{ policy: { block: [\"^git *\"] } }\n").unwrap();
+    let config = config.to_string_lossy().into_owned();
+    let out = stdout_of(&nu_agent(
+        dir.path(),
+        &[
+            "--config",
+            &config,
+            "policy",
+            "check",
+            "--json",
+            "^git status",
+        ],
+    ));
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["verdict"], "block", "{json}");
+}
+
+/// A config file that is code, or has a bad value, stops nu-agent before it
+/// does anything, naming the file and the key.
+#[test]
+fn a_bad_config_file_refuses_to_start_naming_the_file_and_key() {
+    let dir = fixture();
+    let config = dir.path().join("config.nuon");
+    let path = config.to_string_lossy().into_owned();
+    let start = |text: &str| {
+        std::fs::write(&config, text).unwrap();
+        let out = nu_agent(
+            dir.path(),
+            &["--config", &path, "run", "--yes", "mkdir made"],
+        );
+        assert_eq!(out.status.code(), Some(1), "{text:?}");
+        assert!(!dir.path().join("made").exists(), "{text:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = start("{ policy: { mode: \"nonsense\" } }\n");
+    assert!(stderr.contains(&path), "{stderr}");
+    assert!(stderr.contains("policy.mode"), "{stderr}");
+    assert!(stderr.contains("help:"), "{stderr}");
+    let stderr = start("{ policy: { mode: yolo }, polcy: {} }\n");
+    assert!(stderr.contains("polcy"), "{stderr}");
+    let stderr = start("{ policy: { mode: (mkdir made) } }\n");
+    assert!(stderr.contains(&path), "{stderr}");
+    assert!(stderr.contains("NUON"), "{stderr}");
+}

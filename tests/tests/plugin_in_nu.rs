@@ -231,3 +231,58 @@ fn yes_approves_a_write_and_without_it_non_interactive_nu_denies() {
     assert!(work.join("f1").is_dir());
     assert!(!work.join("g1").exists());
 }
+
+/// `agent run` logs its decision and its run in the state dir's audit log,
+/// as `nu-agent run` does.
+#[test]
+fn agent_run_writes_the_audit_log() {
+    use agent_core::store::{AuditEvent, AuditLog};
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let state = dir.path().join("state");
+    let state_env = state.to_string_lossy().into_owned();
+    let out = agent_e2e::nu_with_agent_env(
+        &registry,
+        &work,
+        r#"agent run "ls | length""#,
+        &[("NU_AGENT_STATE_DIR", &state_env)],
+    );
+    assert_eq!(stdout_of(&out).trim(), "8");
+    let records = AuditLog::read(&state).unwrap();
+    let ours: Vec<_> = records
+        .iter()
+        .filter(|r| r.pipeline == "ls | length")
+        .collect();
+    let decision = ours
+        .iter()
+        .find(|r| r.event == AuditEvent::Decision)
+        .unwrap_or_else(|| panic!("no decision in {records:?}"));
+    assert_eq!(decision.verdict.as_deref(), Some("allow"));
+    let ran = ours
+        .iter()
+        .find(|r| r.event == AuditEvent::Execution)
+        .unwrap_or_else(|| panic!("no execution in {records:?}"));
+    assert_eq!(ran.verdict.as_deref(), Some("ran"));
+    assert!(ran.session.is_some(), "{ran:?}");
+
+    // A refused run is logged too.
+    let denied = agent_e2e::nu_with_agent_env(
+        &registry,
+        &work,
+        r#"agent run "mkdir logged""#,
+        &[("NU_AGENT_STATE_DIR", &state_env)],
+    );
+    assert!(!denied.status.success());
+    let records = AuditLog::read(&state).unwrap();
+    let logged = |event: AuditEvent, verdict: &str| {
+        records.iter().any(|r| {
+            r.pipeline == "mkdir logged"
+                && r.event == event
+                && r.verdict.as_deref() == Some(verdict)
+        })
+    };
+    assert!(logged(AuditEvent::Decision, "confirm"), "{records:?}");
+    assert!(logged(AuditEvent::Execution, "not run"), "{records:?}");
+    assert!(!work.join("logged").exists());
+}

@@ -19,7 +19,7 @@ use super::{
     ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, LlmError, Message, Role,
     ToolChoice, Usage, parse_reply,
 };
-use crate::{policy::redact::Redactor, shell::CancelToken};
+use crate::{redact::Redactor, shell::CancelToken};
 
 /// Where and how to reach the server.
 #[derive(Clone, Debug)]

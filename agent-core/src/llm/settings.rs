@@ -15,7 +15,7 @@ use super::{
     LocalConfig, Message, ModelDir, ModelDirError, OpenAiBackend, OpenAiConfig, ToolDef,
     compiled_backends, detect_gpus, hub_base, physical_memory,
 };
-use crate::{config::ConfigError, policy::redact::Redactor};
+use crate::{config::ConfigError, redact::Redactor};
 
 /// Keys the `model` record may have.
 pub const MODEL_KEYS: &[&str] = &[

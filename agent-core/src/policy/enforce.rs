@@ -148,7 +148,7 @@ pub struct ShellOptions {
     /// evaluation and every write asks.
     pub worker_exe: Option<PathBuf>,
     pub hook: Option<Box<dyn PolicyHook>>,
-    /// Where decisions and runs are logged (see [`PolicyShell::open_audit`]).
+    /// Where decisions and runs are logged (see [`PolicyShell::audit_log`]).
     pub audit: Option<AuditLog>,
 }
 
@@ -221,10 +221,20 @@ impl PolicyShell {
             .env
             .iter()
             .filter_map(|(k, v)| Some((k.clone(), v.as_str().ok()?.to_string())));
-        let redactor = super::redact::Redactor::from_env(secrets);
+        let redactor = crate::redact::Redactor::from_env(secrets);
         AuditLog::open(&dir)
             .map(|log| log.with_redactor(redactor))
             .map_err(|e| e.to_string())
+    }
+
+    /// The audit log every front end runs with (`nu-agent run` and `ask`,
+    /// the plugin's `agent run` and `ask`): [`PolicyShell::open_audit`], or
+    /// none when it cannot be opened, with the reason on stderr (a missing
+    /// log never stops the agent).
+    pub fn audit_log(seed: &SessionSeed) -> Option<AuditLog> {
+        PolicyShell::open_audit(seed)
+            .map_err(|e| eprintln!("nu-agent: no audit log ({e})"))
+            .ok()
     }
 
     /// Append `record` to the audit log, if there is one. A failed write is

@@ -23,7 +23,6 @@ mod guard;
 mod paths;
 mod pattern;
 mod plan;
-pub mod redact;
 mod rules;
 pub mod sandbox;
 mod shell_words;

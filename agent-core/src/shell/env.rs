@@ -13,7 +13,7 @@
 //!
 //! Name-based filtering is defence in depth, not a boundary: an allowed
 //! `cat` can still read the file that holds a key. Values that do reach a
-//! remote model are redacted separately (`policy::redact`).
+//! remote model are redacted separately (`crate::redact`).
 
 /// Environment filter: the allow-list, plus names a user added.
 #[derive(Clone, Debug, Default)]

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{StoreError, append::open_append, state_dir::create_private_dir};
-use crate::policy::redact::Redactor;
+use crate::redact::Redactor;
 
 /// The log's file name inside the state dir.
 pub const AUDIT_FILE: &str = "audit.jsonl";

@@ -18,7 +18,7 @@ use std::{
 use serde::{Deserialize, Serialize};
 
 use super::{StoreError, append::open_append, state_dir::create_private_dir};
-use crate::{llm::Message, policy::redact::Redactor};
+use crate::{llm::Message, redact::Redactor};
 
 /// The history directory's name inside the state dir.
 pub const HISTORY_DIR: &str = "history";

@@ -50,8 +50,8 @@ const EXIT_INTERRUPTED: u8 = 130;
     about = "A local-first AI agent built on Nushell, usable from any shell."
 )]
 struct Cli {
-    /// Configuration file: a Nushell record as in `$env.config.plugins.agent`
-    /// (default: $NU_AGENT_CONFIG, else ~/.config/nu-agent/config.nuon).
+    /// Configuration file: the record of `$env.config.plugins.agent` as NUON
+    /// data (default: $NU_AGENT_CONFIG, else ~/.config/nu-agent/config.nuon).
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
     #[command(subcommand)]
@@ -424,9 +424,7 @@ fn print_value(value: &Value, json: bool) -> ExitCode {
 fn load_config(path: Option<&std::path::Path>) -> Result<AgentConfig, String> {
     let path = path.map(PathBuf::from).or_else(AgentConfig::default_file);
     match path {
-        Some(path) => AgentConfig::from_file(&path).map_err(|e| {
-            format!("invalid configuration: {e}\nhelp: fix the key in {} (nu-agent refuses to run on a policy it cannot read)", path.display())
-        }),
+        Some(path) => AgentConfig::from_file(&path).map_err(|e| format!("{e}\nhelp: {}", e.help())),
         None => Ok(AgentConfig::default()),
     }
 }
@@ -516,13 +514,7 @@ fn run(
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    let audit = match PolicyShell::open_audit(&seed) {
-        Ok(log) => Some(log),
-        Err(err) => {
-            eprintln!("nu-agent: no audit log ({err})");
-            None
-        }
-    };
+    let audit = PolicyShell::audit_log(&seed);
     let options = ShellOptions {
         layers,
         // /proc/self/exe still works when the binary was replaced on disk

@@ -138,14 +138,15 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             .as_ref()
             .and_then(|value| ClosureHook::new(engine, value, call.head))
             .map(|hook| Box::new(hook) as Box<dyn PolicyHook>);
+        let seed = seed_from_caller(engine)?;
         let options = ShellOptions {
             worker_exe: sandbox_worker(),
             hook,
+            audit: PolicyShell::audit_log(&seed),
             ..ShellOptions::default()
         };
-        let mut shell =
-            PolicyShell::new(config.policy, seed_from_caller(engine)?, approver, options)
-                .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", call.head))?;
+        let mut shell = PolicyShell::new(config.policy, seed, approver, options)
+            .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", call.head))?;
 
         // Ctrl+C in the host cancels this run (and kills what it started).
         let cancel = CancelToken::new();

@@ -87,9 +87,7 @@ pub fn ask(
         worker_exe: Some(PathBuf::from("/proc/self/exe"))
             .filter(|p| p.exists())
             .or_else(|| std::env::current_exe().ok()),
-        audit: PolicyShell::open_audit(&seed)
-            .map_err(|e| eprintln!("nu-agent: no audit log ({e})"))
-            .ok(),
+        audit: PolicyShell::audit_log(&seed),
         ..ShellOptions::default()
     };
     let shell = match PolicyShell::new(config.policy.clone(), seed, approver, options) {
