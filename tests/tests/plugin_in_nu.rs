@@ -110,7 +110,10 @@ fn agent_policy_shows_the_effective_policy() {
     let json: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
     // Each external runs in its own sandbox on this (Landlock) kernel.
     assert_eq!(json["external_sandbox"], true, "{json}");
-    assert!(json["note"].as_str().unwrap_or("").starts_with("on:"), "{json}");
+    assert!(
+        json["note"].as_str().unwrap_or("").starts_with("on:"),
+        "{json}"
+    );
     assert_eq!(json["mode"], "confirm");
     assert_eq!(json["hook"], false);
     assert_eq!(json["ttl"], 300_000_000_000_i64);

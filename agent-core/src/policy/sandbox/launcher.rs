@@ -133,16 +133,16 @@ pub fn exec_main(args: Vec<OsString>) -> i32 {
     let rest: Vec<OsString> = args.collect();
     let shown = Path::new(&program).display().to_string();
 
-    let temp = match tempfile::Builder::new().prefix("nu-agent-exec-").tempdir() {
-        Ok(dir) => dir,
-        Err(err) => {
-            return refuse(&format!(
-                "cannot create a private temp dir for {shown}: {err}"
-            ));
-        }
-    };
+    // A private temp dir, removed afterwards. Where none can be made (a
+    // read-only sandbox around this one) the program gets none.
+    let temp = tempfile::Builder::new()
+        .prefix("nu-agent-exec-")
+        .tempdir()
+        .ok();
     let mut writable = spec.writable.clone();
-    writable.push(temp.path().to_path_buf());
+    if let Some(temp) = &temp {
+        writable.push(temp.path().to_path_buf());
+    }
     let sandbox = SandboxSpec {
         mode: SandboxMode::WorkspaceWrite,
         writable,
@@ -152,11 +152,12 @@ pub fn exec_main(args: Vec<OsString>) -> i32 {
     if let Err(err) = apply_to_current_process(&sandbox) {
         return refuse(&format!("cannot sandbox {shown}: {err}"));
     }
-    let mut child = match Command::new(&program)
-        .args(&rest)
-        .env("TMPDIR", temp.path())
-        .spawn()
-    {
+    let mut command = Command::new(&program);
+    command.args(&rest);
+    if let Some(temp) = &temp {
+        command.env("TMPDIR", temp.path());
+    }
+    let mut child = match command.spawn() {
         Ok(child) => child,
         Err(err) => {
             eprintln!("nu-agent: cannot start {shown}: {err}");
