@@ -317,7 +317,7 @@ pub const CASES: &[Case] = &[
     case("rt-223", "^man -P 'touch x' ls", Confirm, "man -P names the pager program it runs"),
     case("rt-224", "^tree -o out.txt", Confirm, "tree -o writes its listing to a file"),
     case("rt-225", "^journalctl --vacuum-size=1M", Confirm, "journalctl --vacuum-* deletes journal files"),
-    case("rt-226", "^sed -n 'w ../.bashrc' notes.md", Confirm, "sed w into a shell rc file"),
+    case("rt-226", "^sed -n 'w ../.bashrc' notes.md", Block, "sed w into a shell rc file"),
     case("rt-227", "^sed -n 'w lnk/authorized_keys' notes.md", Confirm, "sed w through a symlink into ~/.ssh"),
     case("rt-228", "^sort -oFILE notes.md", Confirm, "sort's -o combined with its value"),
     case("rt-229", "^xz -t -z payload.txt", Confirm, "a later mode flag wins: xz compresses and deletes"),

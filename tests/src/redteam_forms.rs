@@ -9,6 +9,7 @@ pub mod git;
 pub mod packages;
 pub mod system;
 pub mod text;
+pub mod text_second;
 pub mod wrappers;
 
 use crate::redteam::Case;
@@ -17,6 +18,7 @@ use crate::redteam::Case;
 pub fn all() -> impl Iterator<Item = &'static Case> {
     [
         text::CASES,
+        text_second::CASES,
         finders::CASES,
         archives::CASES,
         system::CASES,

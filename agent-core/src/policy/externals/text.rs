@@ -688,9 +688,12 @@ fn sed(call: &mut Call<'_>) {
     }
     let mut read = Vec::new();
     let mut refused = None;
+    let mut written = Vec::new();
     if script.iter().all(|s| s.literal().is_some()) {
         let text: Vec<&str> = script.iter().filter_map(Arg::literal).collect();
-        match sed_script(&text.join("\n")) {
+        let (result, writes) = sed_script_writes(&text.join("\n"));
+        written = writes;
+        match result {
             Ok(files) => read.extend(files.into_iter().map(Arg::Literal)),
             Err(why) => refused = Some(why),
         }
@@ -721,6 +724,9 @@ fn sed(call: &mut Call<'_>) {
     }
     if let Some((category, why)) = refused {
         call.not_read_only(category, why);
+        for file in written {
+            call.writes(&Arg::Literal(file));
+        }
     }
 }
 
@@ -732,6 +738,8 @@ type Refusal = (Category, String);
 struct Cursor {
     chars: Vec<char>,
     at: usize,
+    /// Files the script's `w`/`W` commands and `s///w` flags name.
+    writes: Vec<String>,
 }
 
 impl Cursor {
@@ -739,6 +747,7 @@ impl Cursor {
         Cursor {
             chars: text.chars().collect(),
             at: 0,
+            writes: Vec::new(),
         }
     }
 
@@ -796,7 +805,18 @@ fn sed_error(why: impl Into<String>) -> Refusal {
 /// comments. Anything else (`e`, `w`, `W`, `s///e`, `s///w`, what does not
 /// parse) is refused with its name.
 pub(crate) fn sed_script(text: &str) -> Result<Vec<String>, Refusal> {
+    sed_script_writes(text).0
+}
+
+/// [`sed_script`], and the files its write commands name (where it
+/// refused one).
+fn sed_script_writes(text: &str) -> (Result<Vec<String>, Refusal>, Vec<String>) {
     let mut c = Cursor::new(text);
+    let result = sed_parse(&mut c);
+    (result, c.writes)
+}
+
+fn sed_parse(c: &mut Cursor) -> Result<Vec<String>, Refusal> {
     let mut depth = 0usize;
     let mut reads = Vec::new();
     loop {
@@ -810,7 +830,7 @@ pub(crate) fn sed_script(text: &str) -> Result<Vec<String>, Refusal> {
             c.rest_of_line();
             continue;
         }
-        let addressed = sed_address(&mut c)?;
+        let addressed = sed_address(c)?;
         c.skip_blanks();
         while c.peek() == Some('!') {
             c.bump();
@@ -836,25 +856,25 @@ pub(crate) fn sed_script(text: &str) -> Result<Vec<String>, Refusal> {
                 c.digits();
             }
             'b' | 't' | 'T' | 'v' => {
-                sed_label(&mut c);
+                sed_label(c);
             }
             ':' => {
                 if addressed {
                     return Err(sed_error("sed script label `:` cannot have an address"));
                 }
-                if sed_label(&mut c).is_empty() {
+                if sed_label(c).is_empty() {
                     return Err(sed_error("sed script label `:` has no name"));
                 }
             }
             'a' | 'i' | 'c' => {
-                sed_text(&mut c);
+                sed_text(c);
                 continue;
             }
-            's' => sed_substitute(&mut c)?,
+            's' => sed_substitute(c)?,
             'y' => {
-                let delim = sed_delimiter(&mut c, 'y')?;
-                sed_part(&mut c, delim, 'y')?;
-                sed_part(&mut c, delim, 'y')?;
+                let delim = sed_delimiter(c, 'y')?;
+                sed_part(c, delim, 'y')?;
+                sed_part(c, delim, 'y')?;
             }
             'r' | 'R' => {
                 c.skip_blanks();
@@ -868,6 +888,9 @@ pub(crate) fn sed_script(text: &str) -> Result<Vec<String>, Refusal> {
                 continue;
             }
             'w' | 'W' => {
+                c.skip_blanks();
+                let file = c.rest_of_line();
+                c.writes.push(file);
                 return Err((
                     Category::Write,
                     format!("sed script command `{command}` writes a file"),
@@ -883,7 +906,7 @@ pub(crate) fn sed_script(text: &str) -> Result<Vec<String>, Refusal> {
                 )));
             }
         }
-        sed_end_of_command(&mut c, command)?;
+        sed_end_of_command(c, command)?;
     }
     if depth > 0 {
         return Err(sed_error("the sed script has an unmatched `{`"));
@@ -1004,6 +1027,10 @@ fn sed_substitute(c: &mut Cursor) -> Result<(), Refusal> {
                 ));
             }
             Some('w') => {
+                c.bump();
+                c.skip_blanks();
+                let file = c.rest_of_line();
+                c.writes.push(file);
                 return Err((
                     Category::Write,
                     "sed script flag `w` of `s` writes a file".into(),
@@ -1165,11 +1192,15 @@ fn awk(call: &mut Call<'_>) {
         sources.push(operands.remove(0).clone());
     }
     let mut read = Vec::new();
+    let mut written = Vec::new();
     for source in &sources {
         match source {
             Arg::Literal(text) => {
+                let (reads, writes) = awk_files(text);
+                read.extend(reads.into_iter().map(Arg::Literal));
                 if let Err(refusal) = awk_program(text) {
                     refusals.push(refusal);
+                    written.extend(writes);
                 }
             }
             Arg::Dynamic(_) => read.push(source.clone()),
@@ -1188,6 +1219,48 @@ fn awk(call: &mut Call<'_>) {
     for (category, why) in refusals {
         call.not_read_only(category, why);
     }
+    if call.step.floor.is_some() {
+        for file in written {
+            call.writes(&Arg::Literal(file));
+        }
+    }
+}
+
+/// The files an awk program names literally: `getline < "f"` reads `f`;
+/// `> "f"`, `>> "f"` may write `f` (counted only when the program was
+/// refused, where they are the write's targets).
+fn awk_files(text: &str) -> (Vec<String>, Vec<String>) {
+    let Ok(tokens) = awk_tokens(text) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut reads = Vec::new();
+    let mut writes = Vec::new();
+    for (k, token) in tokens.iter().enumerate() {
+        let next_str = match tokens.get(k + 1) {
+            Some(AwkToken::Str(file)) => Some(file.clone()),
+            _ => None,
+        };
+        match token {
+            AwkToken::Punct(p) if p == "<" => {
+                let after_getline = k > 0
+                    && matches!(&tokens[k - 1], AwkToken::Word(w) if w == "getline")
+                    || k > 1 && matches!(&tokens[k - 2], AwkToken::Word(w) if w == "getline");
+                if after_getline && let Some(file) = next_str {
+                    reads.push(file);
+                }
+            }
+            AwkToken::Punct(p) if p == ">" || p == ">>" => {
+                if let Some(file) = next_str
+                    && file != "/dev/stdout"
+                    && file != "/dev/stderr"
+                {
+                    writes.push(file);
+                }
+            }
+            _ => {}
+        }
+    }
+    (reads, writes)
 }
 
 fn awk_network() -> Refusal {
@@ -1433,6 +1506,21 @@ pub(crate) fn awk_program(text: &str) -> Result<(), Refusal> {
                     ));
                 }
                 "ENVIRON" => awk_environ(&tokens, k)?,
+                "ARGV" | "ARGC" => {
+                    return Err((
+                        Category::Exec,
+                        format!("awk `{w}` can change which files the program reads"),
+                    ));
+                }
+                "getline" => {
+                    let from = matches!(tokens.get(k + 1), Some(AwkToken::Punct(p)) if p == "<");
+                    if from && !matches!(tokens.get(k + 2), Some(AwkToken::Str(_))) {
+                        return Err((
+                            Category::Exec,
+                            "awk `getline <` reads a file named only when it runs".into(),
+                        ));
+                    }
+                }
                 "print" | "printf" => print_depth = Some(depth),
                 _ => {}
             },
