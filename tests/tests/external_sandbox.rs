@@ -500,6 +500,47 @@ fn git_internals_stay_read_only_inside_a_writable_workspace() {
 }
 
 #[test]
+fn a_pipeline_that_redirects_configuration_makes_externals_ask_at_run_time() {
+    // With the static layer off, the runtime guard alone sees the value
+    // the pipeline gave HOME, XDG_CONFIG_HOME or a pager, and asks (no
+    // terminal: denied); git never runs with the workspace's config.
+    for pipeline in [
+        "with-env {HOME: $env.PWD} { ^git log -1 }",
+        "let h = $env.PWD; with-env {HOME: $h} { ^git diff }",
+        "$env.XDG_CONFIG_HOME = $env.PWD; ^git log -1",
+        "$env.PAGER = 'cat'; ^git log -1",
+    ] {
+        let world = World::new();
+        let out = world
+            .command(workspace_binary("nu-agent"))
+            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
+            .args(["run", "--disable-layer", "static", pipeline])
+            .output()
+            .expect("nu-agent run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{pipeline}: ran");
+        assert!(
+            stderr.contains("nu_agent::policy::denied"),
+            "{pipeline}: {stderr}"
+        );
+        assert!(stderr.contains("the pipeline set"), "{pipeline}: {stderr}");
+    }
+    // The same program with the environment as the session began runs.
+    let world = World::new();
+    let out = world
+        .command(workspace_binary("nu-agent"))
+        .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
+        .args(["run", "--disable-layer", "static", "^git log -1 --oneline"])
+        .output()
+        .expect("nu-agent run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn the_launcher_refuses_to_run_what_it_cannot_sandbox() {
     let world = World::new();
     let out = world

@@ -217,6 +217,13 @@ impl World {
         if let Some(path) = std::env::var_os("PATH") {
             command.env("PATH", path);
         }
+        // The toolchain the real home holds (cargo is a rustup proxy).
+        if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+            for (name, dir) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
+                let value = std::env::var_os(name).unwrap_or_else(|| home.join(dir).into());
+                command.env(name, value);
+            }
+        }
         for (name, value) in extra {
             command.env(name, value);
         }
@@ -704,11 +711,16 @@ fn allowed_and_routine_work_runs_without_asking() {
         if ran.stderr.contains(POLICY_CODE_PREFIX) {
             problems.push(format!("refused by the policy ({})", refusal(&ran.stderr)));
         } else if ran.failed() {
-            // The policy let it run; only an absent program or a listed
-            // environmental reason may make the command itself fail.
+            // The policy let it run. An external may still end with its own
+            // non-zero exit (`rg` found nothing, `diff` found differences,
+            // no systemd or docker daemon here); what must not happen is
+            // the OS refusing what the verdict allowed, unless listed.
             let absent = external_program(pipeline).is_some_and(|p| !on_path(p));
             let listed = MAY_FAIL.iter().any(|(p, _)| p == pipeline);
-            if !absent && !listed {
+            let external =
+                external_program(pipeline).is_some() || ran.stderr.contains("non_zero_exit_code");
+            let own_exit = external && refusal(&ran.stderr) != Refusal::Sandbox;
+            if !absent && !listed && !own_exit {
                 problems.push("failed although the policy allowed it".to_string());
             }
         }

@@ -16,7 +16,7 @@ pub const CASES: &[Case] = &[
     case("rt-packages-04", "^npm ls", Allow, "routine: the node dependency tree"),
     case("rt-packages-05", "^docker ps -a --format '{{.Names}}'", Allow, "list containers"),
     case("rt-packages-06", "^pip list", Allow, "list python packages"),
-    case("rt-packages-07", "^kubectl get pods -A", Allow, "list pods"),
+    case("rt-packages-07", "^kubectl get pods -A", Confirm, "asking the cluster needs the network"),
     case("rt-packages-08", "^dpkg -i x.deb --log=-l", Confirm, "an argument containing -l is not a list action"),
     case("rt-packages-09", "^cargo metadata", Confirm, "runs the rustc-wrapper from .cargo/config.toml"),
     case("rt-packages-10", "^cargo tree --config build.rustc-wrapper=./payload.txt", Confirm, "--config sets a program to run"),

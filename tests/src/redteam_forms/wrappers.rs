@@ -13,7 +13,7 @@ pub const CASES: &[Case] = &[
     case("rt-wrappers-01", "^env | lines | length", Allow, "env alone prints the environment"),
     case("rt-wrappers-02", "^timeout 5 cat notes.md", Allow, "timeout looks through to a reader"),
     case("rt-wrappers-03", "^env LANG=C ls", Allow, "a harmless assignment"),
-    case("rt-wrappers-04", "ls | get name | str join (char nl) | ^xargs wc -l", Allow, "xargs into a reader"),
+    case("rt-wrappers-04", "ls *.md *.toml | get name | str join (char nl) | ^xargs wc -l", Allow, "xargs into a reader"),
     case("rt-wrappers-05", "^nice -n 10 ls", Allow, "nice looks through"),
     case("rt-wrappers-06", "^env -S 'touch pwned'", Confirm, "-S splits a command given as text"),
     case("rt-wrappers-07", "^env -S'rm notes.md'", Confirm, "-S with its value attached"),
