@@ -804,6 +804,7 @@ fn sed_error(why: impl Into<String>) -> Refusal {
 /// `g i I m M p` and a number), `y/src/dst/`, `r`/`R FILE` (reads) and
 /// comments. Anything else (`e`, `w`, `W`, `s///e`, `s///w`, what does not
 /// parse) is refused with its name.
+#[cfg(test)]
 pub(crate) fn sed_script(text: &str) -> Result<Vec<String>, Refusal> {
     sed_script_writes(text).0
 }
