@@ -24,14 +24,6 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
     })
 }
 
-/// Marks the call as not read-only with `category`, naming the form.
-fn refuse(call: &mut Call<'_>, category: Category, why: impl AsRef<str>) {
-    if call.step.floor.is_none() || call.step.category < category {
-        call.step.category = category;
-    }
-    call.not_read_only(category, why);
-}
-
 /// Marks `path` as deleted by this form.
 fn deletes(call: &mut Call<'_>, path: &Arg) {
     call.step
@@ -266,11 +258,11 @@ fn tar(call: &mut Call<'_>) {
     let args = tar_expand_bundle(call.args);
     let parsed = match super::parse(&TAR, &args) {
         Ok(parsed) => parsed,
-        Err(error) => return refuse(call, Category::Exec, error.describe()),
+        Err(error) => return call.not_read_only(Category::Exec, error.describe()),
     };
     for (option, why) in TAR_REFUSED {
         if parsed.has(option) {
-            return refuse(call, Category::Exec, format!("`{option}` {why}"));
+            return call.not_read_only(Category::Exec, format!("`{option}` {why}"));
         }
     }
     let archives = values(&parsed, &["-f", "--file"]);
@@ -281,7 +273,7 @@ fn tar(call: &mut Call<'_>) {
             .find(|a| is_remote_archive(a))
     {
         let why = format!("the archive `{remote}` is on another machine (rsh)");
-        return refuse(call, Category::Network, why);
+        return call.not_read_only(Category::Network, why);
     }
     let modes: Vec<&str> = parsed.opts().filter_map(|(n, _)| tar_mode(n)).collect();
     let directory = values(&parsed, &["-C", "--directory"])
@@ -297,15 +289,15 @@ fn tar(call: &mut Call<'_>) {
     }) {
         let why = format!("mode `{mode}` writes files");
         if *mode == "extract" {
-            refuse(call, Category::Write, why);
+            call.not_read_only(Category::Write, why);
             call.writes(&directory);
         } else if *mode == "delete" {
-            refuse(call, Category::Write, "`--delete` rewrites the archive");
+            call.not_read_only(Category::Write, "`--delete` rewrites the archive");
             for archive in &archives {
                 call.writes(archive);
             }
         } else {
-            refuse(call, Category::Write, why);
+            call.not_read_only(Category::Write, why);
             for archive in &archives {
                 call.writes(archive);
             }
@@ -314,7 +306,7 @@ fn tar(call: &mut Call<'_>) {
     }
     let informational = ["--help", "--usage", "--version", "--show-defaults"];
     if modes.is_empty() && !informational.iter().any(|o| parsed.has(o)) {
-        return refuse(call, Category::Exec, "no mode given (`-t` lists)");
+        return call.not_read_only(Category::Exec, "no mode given (`-t` lists)");
     }
     let mut read: Vec<&Arg> = archives.into_iter().filter(|a| a.text() != "-").collect();
     read.extend(values(
@@ -358,8 +350,7 @@ fn unzip(call: &mut Call<'_>) {
         .last()
         .map(|a| (*a).clone())
         .unwrap_or_else(|| Arg::Literal(".".into()));
-    refuse(
-        call,
+    call.not_read_only(
         Category::Write,
         format!("extracts into {}", directory.text()),
     );
@@ -377,7 +368,7 @@ fn zipinfo(call: &mut Call<'_>) {
 fn zipinfo_args(call: &mut Call<'_>, args: &[Arg]) {
     match super::parse(&ZIPINFO, args) {
         Ok(parsed) => call.read(parsed.operands().take(1)),
-        Err(error) => refuse(call, Category::Exec, error.describe()),
+        Err(error) => call.not_read_only(Category::Exec, error.describe()),
     }
 }
 
@@ -396,14 +387,12 @@ fn compressor_verdict(
         return call.read(files.iter().copied());
     }
     if keep {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Write,
             format!("{action} writes a file next to each input"),
         );
     } else {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Delete,
             format!("{action} replaces each input file (and deletes it)"),
         );
@@ -708,7 +697,7 @@ fn zstd(call: &mut Call<'_>) {
     for option in ["--trace", "--train"] {
         if parsed.has(option) {
             let why = format!("`{option}` writes a file");
-            return refuse(call, Category::Write, why);
+            return call.not_read_only(Category::Write, why);
         }
     }
     let default = match call.name {
@@ -855,7 +844,7 @@ fn seven_zip(call: &mut Call<'_>) {
                 .any(|p| switch.starts_with(p) && !switch.starts_with("sdel"));
             if !allowed {
                 let why = format!("switch `{text}` is not one of its read-only forms");
-                return refuse(call, Category::Exec, why);
+                return call.not_read_only(Category::Exec, why);
             }
             continue;
         }
@@ -870,14 +859,14 @@ fn seven_zip(call: &mut Call<'_>) {
         Some("i") | None => call.read([]),
         Some(other @ ("x" | "e" | "a" | "u" | "d" | "rn")) => {
             let why = format!("command `{other}` writes files");
-            refuse(call, Category::Write, why);
+            call.not_read_only(Category::Write, why);
             for archive in operands.into_iter().take(1) {
                 call.writes(archive);
             }
         }
         Some(other) => {
             let why = format!("command `{other}` is not one of its read-only forms");
-            refuse(call, Category::Exec, why);
+            call.not_read_only(Category::Exec, why);
         }
     }
 }
@@ -887,11 +876,7 @@ fn seven_zip(call: &mut Call<'_>) {
 fn ar(call: &mut Call<'_>) {
     let args = call.args;
     let Some(Arg::Literal(first)) = args.first() else {
-        return refuse(
-            call,
-            Category::Exec,
-            "its operation is only known when it runs",
-        );
+        return call.not_read_only(Category::Exec, "its operation is only known when it runs");
     };
     if matches!(first.as_str(), "--help" | "--version" | "-h" | "-V") && args.len() == 1 {
         return call.read([]);
@@ -907,7 +892,7 @@ fn ar(call: &mut Call<'_>) {
         return call.read(args.get(1));
     }
     let why = format!("operation `{first}` is not one of its read-only forms (`t`, `p`)");
-    refuse(call, Category::Write, why);
+    call.not_read_only(Category::Write, why);
     if let Some(archive) = args.get(1) {
         call.writes(archive);
     }
@@ -948,14 +933,10 @@ fn cpio(call: &mut Call<'_>) {
         return;
     };
     if parsed.has("--rsh-command") {
-        return refuse(call, Category::Exec, "`--rsh-command` runs a program");
+        return call.not_read_only(Category::Exec, "`--rsh-command` runs a program");
     }
     if parsed.has("-M") {
-        return refuse(
-            call,
-            Category::Exec,
-            "`-M` prompts for volumes with a message",
-        );
+        return call.not_read_only(Category::Exec, "`-M` prompts for volumes with a message");
     }
     let archives = values(&parsed, &["-F", "--file", "-I", "-O"]);
     if !parsed.has("--force-local")
@@ -965,7 +946,7 @@ fn cpio(call: &mut Call<'_>) {
             .find(|a| is_remote_archive(a))
     {
         let why = format!("the archive `{remote}` is on another machine (rsh)");
-        return refuse(call, Category::Network, why);
+        return call.not_read_only(Category::Network, why);
     }
     let listing = parsed.has("-t") || parsed.has("--list");
     let creates = ["-o", "--create", "-p", "--pass-through", "-O"]
@@ -981,8 +962,7 @@ fn cpio(call: &mut Call<'_>) {
         return call.read(read);
     }
     if creates {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Write,
             "`-o`/`-p` writes an archive or copies files",
         );
@@ -994,11 +974,7 @@ fn cpio(call: &mut Call<'_>) {
         }
         return;
     }
-    refuse(
-        call,
-        Category::Write,
-        "`-i` extracts into the current directory",
-    );
+    call.not_read_only(Category::Write, "`-i` extracts into the current directory");
     call.writes(&Arg::Literal(".".into()));
 }
 

@@ -29,15 +29,6 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
     })
 }
 
-/// Marks the call as not read-only with `category` (the most severe one
-/// found decides), naming the form in `why`.
-fn refuse(call: &mut Call<'_>, category: Category, why: impl AsRef<str>) {
-    if call.step.floor.is_none() || call.step.category < category {
-        call.step.category = category;
-    }
-    call.not_read_only(category, why);
-}
-
 /// Parse with `options`; every operand is a file or directory read.
 fn read_operands(call: &mut Call<'_>, options: &Options) -> Option<Parsed> {
     let parsed = call.parse(options)?;
@@ -271,11 +262,7 @@ fn find(call: &mut Call<'_>) {
             widens |= matches!(primary, "-not" | "-o" | "-or");
             selects |= !FIND_NOT_SELECTING.contains(&primary);
             if i + count > args.len() {
-                refuse(
-                    call,
-                    Category::Exec,
-                    format!("`{primary}` needs an argument"),
-                );
+                call.not_read_only(Category::Exec, format!("`{primary}` needs an argument"));
                 return;
             }
             if matches!(
@@ -306,8 +293,7 @@ fn find(call: &mut Call<'_>) {
                     i += 1;
                 }
                 let end = end.unwrap_or(args.len());
-                refuse(
-                    call,
+                call.not_read_only(
                     Category::Exec,
                     format!("`{primary}` runs a command on what it finds"),
                 );
@@ -321,7 +307,7 @@ fn find(call: &mut Call<'_>) {
                 i = end + 1;
             }
             "-delete" => {
-                refuse(call, Category::Delete, "`-delete` deletes what it finds");
+                call.not_read_only(Category::Delete, "`-delete` deletes what it finds");
                 // Narrowed by tests (`-name '*.o' -delete`): what it finds
                 // under the start points; otherwise the start points whole.
                 let narrowed = selects && !widens;
@@ -337,11 +323,10 @@ fn find(call: &mut Call<'_>) {
             }
             "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                 let Some(out) = args.get(i) else {
-                    refuse(call, Category::Write, format!("`{primary}` writes a file"));
+                    call.not_read_only(Category::Write, format!("`{primary}` writes a file"));
                     return;
                 };
-                refuse(
-                    call,
+                call.not_read_only(
                     Category::Write,
                     format!("`{primary}` writes the file {}", out.text()),
                 );
@@ -349,8 +334,7 @@ fn find(call: &mut Call<'_>) {
                 i += if primary == "-fprintf" { 2 } else { 1 };
             }
             _ => {
-                refuse(
-                    call,
+                call.not_read_only(
                     Category::Exec,
                     format!("`{primary}` is not one of its read-only forms"),
                 );
@@ -501,8 +485,7 @@ fn fd(call: &mut Call<'_>) {
         .opts()
         .find(|(n, _)| matches!(*n, "--exec" | "--exec-batch" | "--batch-size"))
     {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Exec,
             format!("`{name}` runs a command on every result"),
         );
@@ -673,19 +656,14 @@ fn rg(call: &mut Call<'_>) {
         .opts()
         .find(|(n, _)| matches!(*n, "--pre" | "--pre-glob" | "--hostname-bin"))
     {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Exec,
             format!("`{name}` runs a program on the files it searches"),
         );
         return;
     }
     if parsed.has("--search-zip") {
-        refuse(
-            call,
-            Category::Exec,
-            "`--search-zip` runs decompression programs",
-        );
+        call.not_read_only(Category::Exec, "`--search-zip` runs decompression programs");
         return;
     }
     // Without -e/-f (or --files, --type-list) the first operand is the pattern.

@@ -314,6 +314,21 @@ fn find_long(options: &Options, name: &str) -> Result<(&'static str, Takes), For
     }
 }
 
+/// A long option that takes no value: `--all`.
+pub const fn flag(name: &'static str) -> Long {
+    Long(name, Takes::Nothing)
+}
+
+/// A long option that takes a value: `--key=3`, `--key 3`.
+pub const fn valued(name: &'static str) -> Long {
+    Long(name, Takes::Value)
+}
+
+/// A long option with an optional attached value: `--color[=WHEN]`.
+pub const fn optional(name: &'static str) -> Long {
+    Long(name, Takes::Optional)
+}
+
 /// The long option names a real program accepts as abbreviations of a
 /// write option: a grammar that omits `--output` still refuses `--out`
 /// because no listed option starts with `out`. When a listed option

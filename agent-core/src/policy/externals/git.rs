@@ -10,7 +10,8 @@
 //! alias from configuration: it asks.
 
 use super::{
-    Arg, Call, Category, FormError, Grammar, Long, Options, Parsed, Takes, forbidden, parse,
+    Arg, Call, Category, FormError, Grammar, Options, Parsed, flag as n, forbidden, optional as o,
+    parse, valued as v,
 };
 
 /// The grammar of `name` when it belongs to this family.
@@ -19,25 +20,6 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
         "git" => Some(git),
         _ => None,
     }
-}
-
-/// Mark the call not read-only with `category`: the first reason decides
-/// the category (the step starts as `exec`), later ones only raise it.
-fn ask(call: &mut Call<'_>, category: Category, why: impl AsRef<str>) {
-    if call.step.floor.is_none() {
-        call.step.category = Category::Read;
-    }
-    call.not_read_only(category, why);
-}
-
-const fn n(name: &'static str) -> Long {
-    Long(name, Takes::Nothing)
-}
-const fn v(name: &'static str) -> Long {
-    Long(name, Takes::Value)
-}
-const fn o(name: &'static str) -> Long {
-    Long(name, Takes::Optional)
 }
 
 /// `git [global options] <subcommand> ...`: the global options of read-only
@@ -1153,16 +1135,16 @@ fn git(call: &mut Call<'_>) {
             };
             let why = match global_refusal(&option) {
                 Some((category, what)) => {
-                    return ask(call, category, format!("option `{option}` {what}"));
+                    return call.not_read_only(category, format!("option `{option}` {what}"));
                 }
                 None => error.describe(),
             };
-            return ask(call, Category::Exec, why);
+            return call.not_read_only(Category::Exec, why);
         }
     };
     for (option, _) in parsed.opts() {
         if let Some((category, what)) = global_refusal(option) {
-            return ask(call, category, format!("option `{option}` {what}"));
+            return call.not_read_only(category, format!("option `{option}` {what}"));
         }
     }
     let dirs: Vec<Arg> = parsed
@@ -1177,7 +1159,7 @@ fn git(call: &mut Call<'_>) {
     };
     let rest: Vec<Arg> = operands.cloned().collect();
     let Some(sub) = sub.literal() else {
-        return ask(call, Category::Exec, "a subcommand only known when it runs");
+        return call.not_read_only(Category::Exec, "a subcommand only known when it runs");
     };
     let sub = sub.to_string();
     if subcommand(call, &sub, &rest) {
@@ -1227,15 +1209,13 @@ fn subcommand(call: &mut Call<'_>, sub: &str, rest: &[Arg]) -> bool {
         "bisect" => bisect(call, rest),
         _ => {
             if let Some((_, why)) = NETWORK_SUBCOMMANDS.iter().find(|(s, _)| *s == sub) {
-                ask(call, Category::Network, format!("`git {sub}` {why}"));
+                call.not_read_only(Category::Network, format!("`git {sub}` {why}"));
             } else if let Some((_, category, why)) =
                 WRITE_SUBCOMMANDS.iter().find(|(s, _, _)| *s == sub)
             {
-                ask(call, *category, format!("`git {sub}` {why}"));
+                call.not_read_only(*category, format!("`git {sub}` {why}"));
             } else {
-                ask(
-                    call,
-                    Category::Exec,
+                call.not_read_only(Category::Exec,
                     format!(
                         "`git {sub}` is not one of its read-only subcommands (it may change the repository, or be an alias from configuration that runs a command)"
                     ),
@@ -1284,8 +1264,7 @@ fn checked(
     let parsed = match parse(options, rest) {
         Ok(parsed) => parsed,
         Err(error) => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Exec,
                 format!("{} (`git {sub}`)", error.describe()),
             );
@@ -1305,7 +1284,7 @@ fn checked(
     }
     match refusal {
         Some((category, why)) => {
-            ask(call, category, why);
+            call.not_read_only(category, why);
             None
         }
         None => Some(parsed),
@@ -1332,8 +1311,7 @@ fn branch(call: &mut Call<'_>, rest: &[Arg]) -> bool {
     .iter()
     .any(|o| parsed.has(o));
     if parsed.operands().next().is_some() && !lists {
-        ask(
-            call,
+        call.not_read_only(
             Category::Write,
             "`git branch NAME` creates a branch (list forms take `--list`)",
         );
@@ -1394,8 +1372,7 @@ fn tag(call: &mut Call<'_>, rest: &[Arg]) -> bool {
     .iter()
     .any(|o| parsed.has(o));
     if parsed.operands().next().is_some() && !lists {
-        ask(
-            call,
+        call.not_read_only(
             Category::Write,
             "`git tag NAME` creates a tag (list forms take `--list`)",
         );
@@ -1424,24 +1401,21 @@ fn remote(call: &mut Call<'_>, rest: &[Arg]) -> bool {
             if show.has("-n") {
                 return true;
             }
-            ask(
-                call,
+            call.not_read_only(
                 Category::Network,
                 "`git remote show` contacts the remote (`-n` does not)",
             );
             false
         }
         Some("update" | "prune") => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Network,
                 format!("`git remote {}` fetches from remotes", action.text()),
             );
             false
         }
         _ => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Write,
                 format!(
                     "`git remote {}` changes the repository's remotes",
@@ -1468,8 +1442,7 @@ fn stash(call: &mut Call<'_>, rest: &[Arg]) -> bool {
         }
         other => {
             let what = other.unwrap_or("push");
-            ask(
-                call,
+            call.not_read_only(
                 Category::Write,
                 format!("`git stash {what}` changes the stash or the working tree"),
             );
@@ -1483,8 +1456,7 @@ fn stash(call: &mut Call<'_>, rest: &[Arg]) -> bool {
 fn reflog(call: &mut Call<'_>, rest: &[Arg]) -> bool {
     match rest.first().and_then(Arg::literal) {
         Some(action @ ("expire" | "delete" | "drop")) => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Delete,
                 format!("`git reflog {action}` deletes reflog entries"),
             );
@@ -1514,8 +1486,7 @@ fn config(call: &mut Call<'_>, rest: &[Arg]) -> bool {
             } else {
                 Category::Write
             };
-            ask(
-                call,
+            call.not_read_only(
                 category,
                 format!("`git config {action}` changes the configuration"),
             );
@@ -1524,8 +1495,7 @@ fn config(call: &mut Call<'_>, rest: &[Arg]) -> bool {
         _ => mode || operands.len() <= 1,
     };
     if !read {
-        ask(
-            call,
+        call.not_read_only(
             Category::Write,
             "`git config NAME VALUE` sets a configuration value",
         );
@@ -1541,8 +1511,7 @@ fn worktree(call: &mut Call<'_>, rest: &[Arg]) -> bool {
     match rest.first().and_then(Arg::literal) {
         Some("list") => checked(call, "worktree list", &WORKTREE_LIST, &[], &rest[1..]).is_some(),
         other => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Write,
                 format!(
                     "`git worktree {}` changes the repository's worktrees",
@@ -1574,11 +1543,7 @@ fn notes(call: &mut Call<'_>, rest: &[Arg]) -> bool {
             } else {
                 Category::Write
             };
-            ask(
-                call,
-                category,
-                format!("`git notes {action}` changes notes"),
-            );
+            call.not_read_only(category, format!("`git notes {action}` changes notes"));
             false
         }
     }
@@ -1602,24 +1567,21 @@ fn submodule(call: &mut Call<'_>, rest: &[Arg]) -> bool {
         )
         .is_some(),
         Some("foreach") => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Exec,
                 "`git submodule foreach` runs a command in each submodule",
             );
             false
         }
         Some(action @ ("update" | "sync" | "add")) => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Network,
                 format!("`git submodule {action}` fetches submodules"),
             );
             false
         }
         Some(action) => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Write,
                 format!("`git submodule {action}` changes submodules"),
             );
@@ -1661,8 +1623,7 @@ fn format_patch(call: &mut Call<'_>, rest: &[Arg]) -> bool {
         if let Some(dir) = dir {
             call.writes(dir);
         }
-        ask(
-            call,
+        call.not_read_only(
             Category::Write,
             "`git format-patch` writes patch files (`--stdout` does not)",
         );
@@ -1680,20 +1641,18 @@ fn bisect(call: &mut Call<'_>, rest: &[Arg]) -> bool {
     match rest.first().and_then(Arg::literal) {
         Some("log" | "terms") if rest.len() <= 2 => true,
         Some("run") => {
-            ask(call, Category::Exec, "`git bisect run` runs a command");
+            call.not_read_only(Category::Exec, "`git bisect run` runs a command");
             false
         }
         Some(action @ ("visualize" | "view")) => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Exec,
                 format!("`git bisect {action}` starts gitk or a pager"),
             );
             false
         }
         other => {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Write,
                 format!(
                     "`git bisect {}` changes the bisect state",

@@ -28,7 +28,9 @@ mod examples;
 
 use super::{Access, Category, Step, Verdict, shell_words};
 #[allow(unused_imports)]
-pub(crate) use getopt::{FormError, Item, Long, Options, Parsed, Takes, forbidden, parse};
+pub(crate) use getopt::{
+    FormError, Item, Long, Options, Parsed, Takes, flag, forbidden, optional, parse, valued,
+};
 
 /// A program's grammar: judges one call (see [`Call`]).
 pub(crate) type Grammar = fn(&mut Call<'_>);

@@ -10,7 +10,9 @@
 //! their version and help; so do forms that reach the configuration that
 //! can name a program to run (`cargo --config`, `cargo metadata`).
 
-use super::{Arg, Call, Category, Grammar, Long, Options, Parsed, Takes, parse};
+use super::{
+    Arg, Call, Category, Grammar, Options, Parsed, flag as n, optional as o, parse, valued as v,
+};
 
 /// The grammar of `name` when it belongs to this family.
 pub(super) fn grammar(name: &str) -> Option<Grammar> {
@@ -45,25 +47,6 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
     })
 }
 
-/// Mark the call not read-only with `category`: the first reason decides
-/// the category (the step starts as `exec`), later ones only raise it.
-fn ask(call: &mut Call<'_>, category: Category, why: impl AsRef<str>) {
-    if call.step.floor.is_none() {
-        call.step.category = Category::Read;
-    }
-    call.not_read_only(category, why);
-}
-
-const fn n(name: &'static str) -> Long {
-    Long(name, Takes::Nothing)
-}
-const fn v(name: &'static str) -> Long {
-    Long(name, Takes::Value)
-}
-const fn o(name: &'static str) -> Long {
-    Long(name, Takes::Optional)
-}
-
 /// A subcommand language.
 struct Tool {
     /// Read-only subcommand paths (`"list"`, `"env list"`); `""` is the
@@ -83,7 +66,7 @@ fn parse_or_ask(call: &mut Call<'_>, options: &Options, args: &[Arg]) -> Option<
     match parse(options, args) {
         Ok(parsed) => Some(parsed),
         Err(error) => {
-            ask(call, Category::Exec, error.describe());
+            call.not_read_only(Category::Exec, error.describe());
             None
         }
     }
@@ -132,15 +115,13 @@ fn judge_tool(call: &mut Call<'_>, tool: &Tool, args: &[Arg]) -> bool {
         operands[..operands.len().min(2)].join(" ")
     };
     if let Some(path) = matching(tool.network, &operands) {
-        ask(
-            call,
+        call.not_read_only(
             Category::Network,
             format!("`{} {path}` reaches the network", call.name),
         );
         return false;
     }
-    ask(
-        call,
+    call.not_read_only(
         tool.other,
         format!("`{} {sub}` {}", call.name, tool.other_why),
     );
@@ -241,8 +222,7 @@ fn apt_get(call: &mut Call<'_>) {
         return call.read([]);
     }
     let name = call.name;
-    ask(
-        call,
+    call.not_read_only(
         Category::Privileged,
         format!("`{name}` installs, removes or changes packages"),
     );
@@ -397,8 +377,7 @@ fn rpm(call: &mut Call<'_>) {
     .iter()
     .any(|o| parsed.has(o));
     if !mode {
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Privileged,
             "without `-q` or `-V`, rpm installs or changes packages (`-i` is install)",
         );
@@ -492,8 +471,7 @@ fn pip(call: &mut Call<'_>) {
             .iter()
             .any(|o| parsed.has(o))
     {
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Network,
             "`pip list --outdated`/`--uptodate` asks the package index",
         );
@@ -581,15 +559,13 @@ fn npm(call: &mut Call<'_>) {
     match operands.as_slice() {
         ["version"] => return call.read([]),
         ["version", bump, ..] => {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Write,
                 format!("`npm version {bump}` bumps the version in package.json (and may commit)"),
             );
         }
         ["audit", "fix", ..] => {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Exec,
                 "`npm audit fix` installs packages (running their scripts)",
             );
@@ -606,8 +582,7 @@ fn npx(call: &mut Call<'_>) {
         return call.read([]);
     }
     let name = call.name;
-    ask(
-        call,
+    call.not_read_only(
         Category::Exec,
         format!("`{name}` runs a package's program, downloading it if needed"),
     );
@@ -651,8 +626,7 @@ const YARN_TOOL: Tool = Tool {
 fn yarn(call: &mut Call<'_>) {
     if call.args.is_empty() {
         let name = call.name;
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Exec,
             format!("`{name}` with no subcommand installs packages (running their scripts)"),
         );
@@ -748,7 +722,7 @@ fn cargo(call: &mut Call<'_>) {
     };
     let rest: Vec<Arg> = operands.cloned().collect();
     let Some(sub) = sub.literal() else {
-        return ask(call, Category::Exec, "a subcommand only known when it runs");
+        return call.not_read_only(Category::Exec, "a subcommand only known when it runs");
     };
     let options = match sub {
         "tree" => &CARGO_TREE,
@@ -756,50 +730,43 @@ fn cargo(call: &mut Call<'_>) {
             &CARGO_SMALL
         }
         "metadata" => {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Exec,
                 "`cargo metadata` runs the rustc-wrapper named in the project's .cargo/config.toml",
             );
         }
         "search" | "info" | "login" | "logout" | "owner" | "yank" => {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Network,
                 format!("`cargo {sub}` reaches the registry"),
             );
         }
         "publish" => {
-            return ask(call, Category::Network, "`cargo publish` uploads the crate");
+            return call.not_read_only(Category::Network, "`cargo publish` uploads the crate");
         }
         "build" | "b" | "check" | "c" | "test" | "t" | "run" | "r" | "bench" | "clippy" | "doc"
         | "d" | "install" | "fix" | "rustc" | "rustdoc" | "miri" | "llvm-cov" | "nextest" => {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Exec,
                 format!("`cargo {sub}` runs the project's build scripts and compiler plugins"),
             );
         }
         "clean" => {
             call.writes(&Arg::Literal("target".into()));
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Delete,
                 "`cargo clean` deletes the build directory",
             );
         }
         "fmt" | "add" | "remove" | "rm" | "update" | "generate-lockfile" | "new" | "init"
         | "vendor" | "package" | "uninstall" => {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Write,
                 format!("`cargo {sub}` changes files of the project"),
             );
         }
         _ => {
-            return ask(
-                call,
-                Category::Exec,
+            return call.not_read_only(Category::Exec,
                 format!(
                     "`cargo {sub}` is not one of its read-only subcommands (it may be an alias or an external cargo-{sub} program)"
                 ),
@@ -826,14 +793,12 @@ fn parse_or_ask_cargo(call: &mut Call<'_>, options: &Options, args: &[Arg]) -> O
                 }
                 _ => error.describe(),
             };
-            ask(call, Category::Exec, why);
+            call.not_read_only(Category::Exec, why);
             return None;
         }
     };
     if parsed.has("--config") {
-        ask(
-            call,
-            Category::Exec,
+        call.not_read_only(Category::Exec,
             "option `--config` sets configuration, which can name a program to run (build.rustc-wrapper)",
         );
         return None;
@@ -859,8 +824,7 @@ fn rustc(call: &mut Call<'_>) {
         return;
     };
     if parsed.operands().next().is_some() {
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Write,
             "compiling writes the output file (and runs proc macros)",
         );
@@ -925,23 +889,18 @@ fn go(call: &mut Call<'_>) {
         "help" => &[],
         "--version" | "-version" if rest.is_empty() => return call.read([]),
         "list" | "get" | "mod" | "work" | "download" => {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Network,
                 format!("`go {sub}` can download modules (and `-toolexec` runs a program)"),
             );
         }
         "fmt" | "fix" => {
-            return ask(
-                call,
-                Category::Write,
-                format!("`go {sub}` rewrites source files"),
-            );
+            return call
+                .not_read_only(Category::Write, format!("`go {sub}` rewrites source files"));
         }
-        "clean" => return ask(call, Category::Delete, "`go clean` deletes build outputs"),
+        "clean" => return call.not_read_only(Category::Delete, "`go clean` deletes build outputs"),
         _ => {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Exec,
                 format!("`go {sub}` builds or runs the project's code"),
             );
@@ -953,8 +912,7 @@ fn go(call: &mut Call<'_>) {
         } else {
             Category::Exec
         };
-        return ask(
-            call,
+        return call.not_read_only(
             category,
             format!("option `-{flag}` is not one of `go {sub}`'s read-only forms"),
         );
@@ -1095,7 +1053,7 @@ const DOCKER: Tool = Tool {
 fn docker(call: &mut Call<'_>) {
     let parsed = match parse(&DOCKER_GLOBAL, call.args) {
         Ok(parsed) => parsed,
-        Err(error) => return ask(call, Category::Exec, error.describe()),
+        Err(error) => return call.not_read_only(Category::Exec, error.describe()),
     };
     for (option, _) in parsed.opts() {
         let why = match option {
@@ -1103,15 +1061,14 @@ fn docker(call: &mut Call<'_>) {
             "--config" => "reads another client configuration (which can name credential helpers)",
             _ => continue,
         };
-        return ask(call, Category::Exec, format!("option `{option}` {why}"));
+        return call.not_read_only(Category::Exec, format!("option `{option}` {why}"));
     }
     let rest: Vec<Arg> = parsed.operands().cloned().collect();
     if let Ok(sub) = parse(&DOCKER_READ, &rest)
         && let Some(file) = sub.value("--output")
     {
         call.writes(file);
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Write,
             format!("option `--output` writes to {}", file.text()),
         );
@@ -1216,15 +1173,12 @@ fn kubectl(call: &mut Call<'_>) {
         .iter()
         .any(|w| *w == "--kubeconfig" || w.starts_with("--kubeconfig="))
     {
-        return ask(
-            call,
-            Category::Exec,
+        return call.not_read_only(Category::Exec,
             "option `--kubeconfig` reads another configuration (which can name a credential program)",
         );
     }
     if words.windows(2).any(|w| w == ["cluster-info", "dump"]) {
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Write,
             "`kubectl cluster-info dump` can write a directory of dumps",
         );
@@ -1300,9 +1254,7 @@ fn helm(call: &mut Call<'_>) {
         .filter_map(Arg::literal)
         .any(|w| w == "--kubeconfig" || w.starts_with("--kubeconfig="))
     {
-        return ask(
-            call,
-            Category::Exec,
+        return call.not_read_only(Category::Exec,
             "option `--kubeconfig` reads another configuration (which can name a credential program)",
         );
     }
@@ -1346,8 +1298,7 @@ fn terraform(call: &mut Call<'_>) {
         let name = f.trim_start_matches('-').split('=').next().unwrap_or("");
         !FLAGS.contains(&name)
     }) {
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Exec,
             format!("option `{flag}` is not one of its read-only forms"),
         );
@@ -1361,8 +1312,7 @@ fn terraform(call: &mut Call<'_>) {
                 .iter()
                 .any(|f| matches!(*f, "-check" | "--check" | "-write=false" | "--write=false"));
             if !no_write {
-                return ask(
-                    call,
+                return call.not_read_only(
                     Category::Write,
                     "`terraform fmt` rewrites files unless `-check` or `-write=false`",
                 );
@@ -1374,8 +1324,7 @@ fn terraform(call: &mut Call<'_>) {
     if read {
         return call.read([]);
     }
-    ask(
-        call,
+    call.not_read_only(
         Category::Exec,
         format!("`terraform {sub}` runs providers, reaches the network or changes state"),
     );
@@ -1589,8 +1538,7 @@ fn build_runner(call: &mut Call<'_>) {
         return call.read([]);
     }
     let name = call.name;
-    ask(
-        call,
+    call.not_read_only(
         Category::Exec,
         format!("`{name}` runs the project's own build scripts"),
     );

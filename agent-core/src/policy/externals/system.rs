@@ -70,14 +70,6 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
     })
 }
 
-/// Marks the call as not read-only with `category`, naming the form.
-fn refuse(call: &mut Call<'_>, category: Category, why: impl AsRef<str>) {
-    if call.step.floor.is_none() || call.step.category < category {
-        call.step.category = category;
-    }
-    call.not_read_only(category, why);
-}
-
 /// Parse with `options`: a read-only form whose operands are names (of
 /// users, units, fields...), not files.
 fn query(call: &mut Call<'_>, options: &Options) -> Option<Parsed> {
@@ -482,7 +474,7 @@ fn date(call: &mut Call<'_>) {
         .find(|a| a.literal().is_some_and(|t| !t.starts_with('+')))
     {
         let why = format!("the operand `{}` sets the clock", operand.text());
-        return refuse(call, Category::Privileged, why);
+        return call.not_read_only(Category::Privileged, why);
     }
     call.read(values(&parsed, &["-f", "--file", "-r", "--reference"]));
 }
@@ -512,7 +504,7 @@ fn hostname(call: &mut Call<'_>) {
     };
     if let Some(operand) = parsed.operands().next() {
         let why = format!("the operand `{}` renames the machine", operand.text());
-        return refuse(call, Category::Privileged, why);
+        return call.not_read_only(Category::Privileged, why);
     }
     call.read([]);
 }
@@ -647,11 +639,11 @@ fn journalctl(call: &mut Call<'_>) {
     let args = journalctl_args(call.args);
     let parsed = match super::parse(&JOURNALCTL, &args) {
         Ok(parsed) => parsed,
-        Err(error) => return refuse(call, Category::Exec, error.describe()),
+        Err(error) => return call.not_read_only(Category::Exec, error.describe()),
     };
     if let Some(option) = JOURNALCTL_REFUSED.iter().find(|o| parsed.has(o)) {
         let why = format!("`{option}` changes the journal or writes a file");
-        return refuse(call, Category::Write, why);
+        return call.not_read_only(Category::Write, why);
     }
     call.read(values(&parsed, &["-D", "--directory", "-i", "--file"]));
 }
@@ -670,7 +662,7 @@ fn systemd_tool(call: &mut Call<'_>, verbs: &Verbs) -> Option<String> {
     let parsed = call.parse(&verbs.options)?;
     if let Some(host) = values(&parsed, &["-H", "--host"]).first() {
         let why = format!("`-H {}` runs it on another machine", host.text());
-        refuse(call, Category::Network, why);
+        call.not_read_only(Category::Network, why);
         return None;
     }
     let operands: Vec<&Arg> = parsed.operands().collect();
@@ -808,7 +800,7 @@ fn systemctl(call: &mut Call<'_>) {
         Category::Process
     };
     let why = format!("`{verb}` changes which services run or how");
-    refuse(call, category, why);
+    call.not_read_only(category, why);
 }
 
 /// hostnamectl: status (the default) and printing a field; `set-*`, or a
@@ -821,8 +813,7 @@ const HOSTNAMECTL: Verbs = Verbs {
 
 fn hostnamectl(call: &mut Call<'_>) {
     if let Some(verb) = systemd_tool(call, &HOSTNAMECTL) {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Privileged,
             format!("`{verb}` changes the machine's names"),
         );
@@ -845,8 +836,7 @@ const TIMEDATECTL: Verbs = Verbs {
 
 fn timedatectl(call: &mut Call<'_>) {
     if let Some(verb) = systemd_tool(call, &TIMEDATECTL) {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Privileged,
             format!("`{verb}` changes the clock settings"),
         );
@@ -873,8 +863,7 @@ const LOGINCTL: Verbs = Verbs {
 
 fn loginctl(call: &mut Call<'_>) {
     if let Some(verb) = systemd_tool(call, &LOGINCTL) {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Process,
             format!("`{verb}` changes sessions or users"),
         );
@@ -899,8 +888,7 @@ const LOCALECTL: Verbs = Verbs {
 
 fn localectl(call: &mut Call<'_>) {
     if let Some(verb) = systemd_tool(call, &LOCALECTL) {
-        refuse(
-            call,
+        call.not_read_only(
             Category::Privileged,
             format!("`{verb}` changes the locale settings"),
         );
@@ -1010,7 +998,7 @@ fn ip(call: &mut Call<'_>) {
         let name = single.split('=').next().unwrap_or(single);
         let Some((_, valued)) = IP_OPTIONS.iter().find(|(o, _)| *o == name) else {
             let why = format!("option `{arg}` is not one of its read-only forms");
-            return refuse(call, Category::Privileged, why);
+            return call.not_read_only(Category::Privileged, why);
         };
         i += if *valued { 2 } else { 1 };
     }
@@ -1025,11 +1013,11 @@ fn ip(call: &mut Call<'_>) {
         .find(|(o, _)| !object.is_empty() && o.starts_with(object))
     else {
         let why = format!("object `{object}` is not one of its read-only forms");
-        return refuse(call, Category::Privileged, why);
+        return call.not_read_only(Category::Privileged, why);
     };
     if !readable {
         let why = format!("`ip {object}` is not one of its read-only forms");
-        return refuse(call, Category::Privileged, why);
+        return call.not_read_only(Category::Privileged, why);
     }
     let command = args.get(i + 1).and_then(Arg::literal);
     let reads = match command {
@@ -1045,7 +1033,7 @@ fn ip(call: &mut Call<'_>) {
     }
     let command = command.unwrap_or_default();
     let why = format!("`ip {object} {command}` changes the network configuration");
-    refuse(call, Category::Privileged, why);
+    call.not_read_only(Category::Privileged, why);
 }
 
 /// iproute2 ss. `-K/--kill` closes sockets and `-D/--diag` writes a
@@ -1104,8 +1092,7 @@ fn ss(call: &mut Call<'_>) {
         return;
     };
     if parsed.has("--kill") || parsed.has("--diag") {
-        return refuse(
-            call,
+        return call.not_read_only(
             Category::Process,
             "`--kill`/`--diag` closes sockets or writes a dump",
         );
@@ -1171,7 +1158,7 @@ fn lsof(call: &mut Call<'_>) {
         };
         if refused {
             let why = format!("option `{text}` is not one of its read-only forms");
-            return refuse(call, Category::Exec, why);
+            return call.not_read_only(Category::Exec, why);
         }
     }
     call.read([]);
@@ -1416,8 +1403,7 @@ fn top(call: &mut Call<'_>) {
     if (parsed.has("-b") && parsed.has("-n")) || info.iter().any(|o| parsed.has(o)) {
         return call.read([]);
     }
-    refuse(
-        call,
+    call.not_read_only(
         Category::Process,
         "only its batch form (`-b -n N`) is read-only; the interactive screen can kill processes",
     );
@@ -1432,8 +1418,7 @@ fn htop(call: &mut Call<'_>) {
     if info && !call.args.is_empty() {
         return call.read([]);
     }
-    refuse(
-        call,
+    call.not_read_only(
         Category::Process,
         "it is interactive and can kill or renice processes",
     );
@@ -1532,7 +1517,7 @@ fn nvidia_smi(call: &mut Call<'_>) {
             continue;
         }
         let why = format!("option `{arg}` is not one of its query forms");
-        return refuse(call, Category::Privileged, why);
+        return call.not_read_only(Category::Privileged, why);
     }
     call.read([]);
 }
@@ -1653,13 +1638,8 @@ const MOUNT_LIST: Options = Options::gnu(
 fn mount(call: &mut Call<'_>) {
     match super::parse(&MOUNT_LIST, call.args) {
         Ok(parsed) if parsed.operands().next().is_none() => call.read([]),
-        Ok(_) => refuse(
-            call,
-            Category::Privileged,
-            "an operand mounts a file system",
-        ),
-        Err(error) => refuse(
-            call,
+        Ok(_) => call.not_read_only(Category::Privileged, "an operand mounts a file system"),
+        Err(error) => call.not_read_only(
             Category::Privileged,
             format!("{} (only listing is)", error.describe()),
         ),
@@ -1675,14 +1655,13 @@ fn ifconfig(call: &mut Call<'_>) {
             Some("-a" | "-s" | "-v" | "--help" | "--version") => {}
             Some(flag) if flag.starts_with('-') => {
                 let why = format!("option `{flag}` is not one of its read-only forms");
-                return refuse(call, Category::Privileged, why);
+                return call.not_read_only(Category::Privileged, why);
             }
             _ => names += 1,
         }
     }
     if names > 1 {
-        return refuse(
-            call,
+        return call.not_read_only(
             Category::Privileged,
             "arguments after the interface name configure it",
         );
@@ -1772,7 +1751,7 @@ fn nmcli(call: &mut Call<'_>) {
         "`{}` is not one of its read-only forms (show, status, list)",
         words.join(" ")
     );
-    refuse(call, Category::Privileged, why);
+    call.not_read_only(Category::Privileged, why);
 }
 
 /// tput: prints terminal capabilities.
@@ -1799,7 +1778,7 @@ fn stty(call: &mut Call<'_>) {
         Ok(parsed) => parsed,
         Err(error) => {
             let why = format!("{} (settings change the terminal)", error.describe());
-            return refuse(call, Category::Process, why);
+            return call.not_read_only(Category::Process, why);
         }
     };
     if let Some(setting) = parsed
@@ -1807,7 +1786,7 @@ fn stty(call: &mut Call<'_>) {
         .find(|a| !matches!(a.literal(), Some("size" | "speed")))
     {
         let why = format!("`{}` changes the terminal's settings", setting.text());
-        return refuse(call, Category::Process, why);
+        return call.not_read_only(Category::Process, why);
     }
     call.read([]);
 }
@@ -1895,7 +1874,7 @@ fn man(call: &mut Call<'_>) {
         return;
     };
     if let Some((option, why)) = MAN_REFUSED.iter().find(|(o, _)| parsed.has(o)) {
-        return refuse(call, Category::Exec, format!("`{option}` {why}"));
+        return call.not_read_only(Category::Exec, format!("`{option}` {why}"));
     }
     let mut read = values(&parsed, &["-C", "--config-file"]);
     if parsed.has("-l") || parsed.has("--local-file") {
@@ -1968,7 +1947,7 @@ fn info(call: &mut Call<'_>) {
     for option in ["--output", "--dribble", "--restore", "--init-file"] {
         if parsed.has(option) {
             let why = format!("`{option}` is not one of its read-only forms");
-            return refuse(call, Category::Write, why);
+            return call.not_read_only(Category::Write, why);
         }
     }
     call.read(values(&parsed, &["-f", "--file"]));

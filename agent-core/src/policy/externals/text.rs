@@ -10,7 +10,9 @@
 //! read-only (no `e`/`w` in sed, no `system()`, pipes or output
 //! redirection in awk).
 
-use super::{Arg, Call, Category, Grammar, Long, Options, Parsed, Takes, forbidden};
+use super::{
+    Arg, Call, Category, Grammar, Long, Options, Parsed, flag, forbidden, optional, valued as val,
+};
 
 /// The grammar of `name` when it belongs to this family.
 pub(super) fn grammar(name: &str) -> Option<Grammar> {
@@ -76,21 +78,6 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
 
 // ---------------------------------------------------------------------------
 // Helpers shared by the grammars.
-
-/// `--name` without a value.
-const fn flag(name: &'static str) -> Long {
-    Long(name, Takes::Nothing)
-}
-
-/// `--name=VALUE` or `--name VALUE`.
-const fn val(name: &'static str) -> Long {
-    Long(name, Takes::Value)
-}
-
-/// `--name` or `--name=VALUE`.
-const fn optional(name: &'static str) -> Long {
-    Long(name, Takes::Optional)
-}
 
 /// `--help` and `--version`, which every GNU program has.
 const HELP: Long = flag("help");

@@ -9,7 +9,7 @@
 //! judged on its own one level deeper. Commands given as text (`watch
 //! 'cmd'`, `flock f -c 'cmd'`, `env -S 'cmd'`) are split and judged too.
 
-use super::{Arg, Call, Category, Grammar, Long, Options, Takes, parse};
+use super::{Arg, Call, Category, Grammar, Options, flag as n, optional as o, parse, valued as v};
 use crate::policy::code_injection_variable;
 
 /// The grammar of `name` when it belongs to this family.
@@ -45,25 +45,6 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
 /// for `env NAME=value cmd`, `PATH` counts too.
 pub(crate) fn redirects_configuration(name: &str) -> bool {
     name.eq_ignore_ascii_case("PATH") || crate::shell::redirects_configuration(name)
-}
-
-/// Mark the call not read-only with `category`: the first reason decides
-/// the category (the step starts as `exec`), later ones only raise it.
-fn ask(call: &mut Call<'_>, category: Category, why: impl AsRef<str>) {
-    if call.step.floor.is_none() {
-        call.step.category = Category::Read;
-    }
-    call.not_read_only(category, why);
-}
-
-const fn n(name: &'static str) -> Long {
-    Long(name, Takes::Nothing)
-}
-const fn v(name: &'static str) -> Long {
-    Long(name, Takes::Value)
-}
-const fn o(name: &'static str) -> Long {
-    Long(name, Takes::Optional)
 }
 
 /// Judge the inner command `operands[0] operands[1..]`, if any.
@@ -124,8 +105,7 @@ fn env(call: &mut Call<'_>) {
                 format!("sets {name}, which makes programs load or run other code"),
             );
         } else if redirects_configuration(name) {
-            ask(
-                call,
+            call.not_read_only(
                 Category::Exec,
                 format!("sets {name}, which points the program at other configuration or code"),
             );
@@ -136,9 +116,7 @@ fn env(call: &mut Call<'_>) {
     if let Some(dir) = parsed.value("-C").or(parsed.value("--chdir"))
         && (split.is_some() || !command.is_empty())
     {
-        return ask(
-            call,
-            Category::Exec,
+        return call.not_read_only(Category::Exec,
             format!(
                 "`-C {}` runs the command in another directory, where its relative paths cannot be judged",
                 dir.text()
@@ -147,8 +125,7 @@ fn env(call: &mut Call<'_>) {
     }
     if let Some(split) = split {
         let Some(text) = split.literal() else {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Exec,
                 "`-S` splits a string only known when it runs",
             );
@@ -159,9 +136,7 @@ fn env(call: &mut Call<'_>) {
             || words.commands.iter().any(|c| !c.writes.is_empty())
             || text.contains("${")
         {
-            return ask(
-                call,
-                Category::Exec,
+            return call.not_read_only(Category::Exec,
                 "`-S` string is not one plain command (it has variables, substitutions, redirections or several commands)",
             );
         }
@@ -216,8 +191,7 @@ fn xargs(call: &mut Call<'_>) {
     };
     for (option, _) in parsed.opts() {
         if matches!(option, "-p" | "--interactive" | "-o" | "--open-tty") {
-            return ask(
-                call,
+            return call.not_read_only(
                 Category::Exec,
                 format!("option `{option}` gives the command the terminal"),
             );
@@ -331,8 +305,7 @@ fn flock(call: &mut Call<'_>) {
     call.read([]);
     if !descriptor {
         call.writes(file);
-        ask(
-            call,
+        call.not_read_only(
             Category::Write,
             format!("creates and locks the file {}", file.text()),
         );
@@ -381,11 +354,7 @@ fn watch(call: &mut Call<'_>) {
         return;
     };
     if parsed.has("--shotsdir") {
-        return ask(
-            call,
-            Category::Write,
-            "option `--shotsdir` writes screenshots",
-        );
+        return call.not_read_only(Category::Write, "option `--shotsdir` writes screenshots");
     }
     let operands: Vec<Arg> = parsed.operands().cloned().collect();
     call.read([]);
@@ -433,8 +402,7 @@ fn script(call: &mut Call<'_>) {
         .and_then(|p| p.operands().next().cloned())
         .unwrap_or(Arg::Literal("typescript".into()));
     call.writes(&file);
-    ask(
-        call,
+    call.not_read_only(
         Category::Write,
         format!("writes everything the session shows to {}", file.text()),
     );
@@ -444,7 +412,7 @@ fn script(call: &mut Call<'_>) {
                 call.run_shell_script(command);
             }
         }
-        None => ask(call, Category::Exec, "its options could not be read"),
+        None => call.not_read_only(Category::Exec, "its options could not be read"),
     }
 }
 
@@ -470,8 +438,7 @@ fn time(call: &mut Call<'_>) {
     call.read([]);
     if let Some(file) = parsed.value("-o").or(parsed.value("--output")) {
         call.writes(file);
-        ask(
-            call,
+        call.not_read_only(
             Category::Write,
             format!("`-o {}` writes the timings to a file", file.text()),
         );
@@ -498,8 +465,7 @@ fn command(call: &mut Call<'_>) {
 /// `exec` and `eval` run code given as text: they ask, and what they run
 /// is judged too so that a blocked command inside still blocks.
 fn exec_eval(call: &mut Call<'_>) {
-    ask(
-        call,
+    call.not_read_only(
         Category::Exec,
         format!("`{}` runs code given as text", call.name),
     );
@@ -546,8 +512,7 @@ fn ionice(call: &mut Call<'_>) {
         .opts()
         .find(|(name, _)| matches!(*name, "-p" | "-P" | "-u" | "--pid" | "--pgid" | "--uid"))
     {
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Process,
             format!("option `{option}` changes the I/O priority of other processes"),
         );
@@ -587,8 +552,7 @@ fn chrt(call: &mut Call<'_>) {
         return;
     };
     if parsed.has("-p") || parsed.has("--pid") {
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Process,
             "option `-p` changes the scheduling of another process",
         );
@@ -618,8 +582,7 @@ fn taskset(call: &mut Call<'_>) {
         .opts()
         .find(|(name, _)| matches!(*name, "-p" | "-a" | "--pid" | "--all-tasks"))
     {
-        return ask(
-            call,
+        return call.not_read_only(
             Category::Process,
             format!("option `{option}` changes the CPU affinity of another process"),
         );
@@ -631,8 +594,7 @@ fn taskset(call: &mut Call<'_>) {
 
 /// `strace` and `ltrace` trace a program (and `-o` writes the trace).
 fn tracer(call: &mut Call<'_>) {
-    ask(
-        call,
+    call.not_read_only(
         Category::Exec,
         format!(
             "`{}` traces a program (and `-o` writes its trace to a file)",
@@ -658,8 +620,7 @@ fn caffeinate(call: &mut Call<'_>) {
 /// `chroot`, `unshare`, `nsenter`, `firejail`, `proot`, `bwrap`,
 /// `systemd-run`.
 fn another_root(call: &mut Call<'_>) {
-    ask(
-        call,
+    call.not_read_only(
         Category::Exec,
         format!(
             "`{}` runs a command in another root or namespace",
