@@ -195,7 +195,13 @@ impl Judge<'_> {
             row.warning = true;
         }
         if let Some(floor) = &step.floor {
-            raise(&mut row, floor.verdict, &floor.reason, "built-in rule");
+            // A floor as strict as the mode's verdict still names the
+            // reason: it says which form asks ("sed script command `e`").
+            if floor.verdict >= row.verdict && floor.verdict > Verdict::Allow {
+                row.verdict = floor.verdict;
+                row.reason = floor.reason.clone();
+                row.rule = "built-in rule".into();
+            }
         }
         for target in &step.targets {
             self.target(step, target.access, &target.value, &mut row);
