@@ -156,14 +156,19 @@ fn policy_value(
     record.push("hook", Value::bool(policy.has_hook, span));
     record.push(
         "protections",
-        protections_value(protections, sandbox_enforced, span),
+        protections_value(protections, sandbox_enforced, external_sandbox, span),
     );
     Value::record(record, span)
 }
 
 /// `{landlock, seccomp, layers}`: what the kernel offers and the layers a
 /// run goes through.
-fn protections_value(protections: &Protections, sandbox_enforced: bool, span: Span) -> Value {
+fn protections_value(
+    protections: &Protections,
+    sandbox_enforced: bool,
+    external_sandbox: bool,
+    span: Span,
+) -> Value {
     let landlock = match &protections.landlock {
         LandlockSupport::Abi(abi) => format!("ABI {abi}"),
         LandlockSupport::Unavailable(why) => why.to_string(),
@@ -171,6 +176,9 @@ fn protections_value(protections: &Protections, sandbox_enforced: bool, span: Sp
     let mut layers = vec!["static check", "runtime guards"];
     if sandbox_enforced {
         layers.push("os sandbox");
+    }
+    if external_sandbox {
+        layers.push("per-external sandbox");
     }
     let mut record = Record::new();
     record.push("landlock", Value::string(landlock, span));
