@@ -393,6 +393,7 @@ fn a_read_reaches_no_network() {
         writable: Vec::new(),
         network: true,
         protected: Vec::new(),
+        nested: false,
     };
     let out = world.run_launched(&spec, &argv);
     assert!(
@@ -420,6 +421,7 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
         writable,
         network: false,
         protected: Vec::new(),
+        nested: false,
     };
     let sh = |script: &str| -> Output {
         let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
@@ -439,6 +441,7 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
         writable: vec![ws.join("build")],
         network: false,
         protected: Vec::new(),
+        nested: false,
     };
     let argv: Vec<String> = ["sh", "-c", "echo x > build/a.txt && echo x > src/b.txt"]
         .iter()
@@ -460,6 +463,7 @@ fn git_internals_stay_read_only_inside_a_writable_workspace() {
         writable: vec![ws.clone()],
         network: false,
         protected: vec![ws.join(".git")],
+        nested: false,
     };
     let sh = |script: &str| -> Output {
         let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
@@ -555,6 +559,7 @@ fn the_launcher_refuses_to_run_what_it_cannot_sandbox() {
         writable: vec![world.fixture.workspace.join("no/such/dir")],
         network: false,
         protected: Vec::new(),
+        nested: false,
     };
     let argv: Vec<String> = ["touch", "MARK"].iter().map(|s| s.to_string()).collect();
     let out = world.run_launched(&spec, &argv);

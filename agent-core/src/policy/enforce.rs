@@ -558,6 +558,7 @@ impl PolicyShell {
             writable: writable.clone(),
             network,
             protected,
+            nested: false,
         };
         let worker_policy = WorkerPolicy {
             policy: self.policy.clone(),

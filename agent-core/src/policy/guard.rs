@@ -138,7 +138,10 @@ impl Guardrails {
     /// unknown effect with the sandbox off).
     pub fn exec_spec(&self, steps: &[Step], facts: &PathFacts) -> Option<ExecSpec> {
         self.launcher()?;
-        external_spec(&self.policy, steps, facts)
+        let mut spec = external_spec(&self.policy, steps, facts)?;
+        // In the worker, this process is already inside a Landlock domain.
+        spec.nested = self.sandbox_enforced;
+        Some(spec)
     }
 
     /// Whether the OS sandbox for the policy's mode is in force.
@@ -967,6 +970,7 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
         writable,
         network,
         protected,
+        nested: false,
     })
 }
 

@@ -42,6 +42,10 @@ pub struct ExecSpec {
     /// trees).
     #[serde(default)]
     pub protected: Vec<PathBuf>,
+    /// Started from inside the sandbox worker (see
+    /// [`SandboxSpec::nested`]).
+    #[serde(default)]
+    pub nested: bool,
 }
 
 impl ExecSpec {
@@ -51,6 +55,7 @@ impl ExecSpec {
             writable: Vec::new(),
             network: false,
             protected: Vec::new(),
+            nested: false,
         }
     }
 
@@ -148,6 +153,7 @@ pub fn exec_main(args: Vec<OsString>) -> i32 {
         writable,
         network: spec.network,
         protected: spec.protected.clone(),
+        nested: spec.nested,
     };
     if let Err(err) = apply_to_current_process(&sandbox) {
         return refuse(&format!("cannot sandbox {shown}: {err}"));
@@ -273,6 +279,7 @@ mod tests {
             writable: vec!["/w/build".into()],
             network: true,
             protected: Vec::new(),
+            nested: false,
         };
         let prefix = launcher_prefix(Path::new("/bin/agent"), &spec);
         assert_eq!(prefix[0], "/bin/agent");

@@ -109,6 +109,11 @@ pub struct SandboxSpec {
     /// roots (see [`carve_out`]).
     #[serde(default)]
     pub protected: Vec<PathBuf>,
+    /// This process already runs inside a Landlock domain (a launcher
+    /// started by the sandbox worker), where mounting is refused: leave
+    /// the protected paths out of the writable set instead of trying.
+    #[serde(default)]
+    pub nested: bool,
 }
 
 impl SandboxSpec {
@@ -119,6 +124,7 @@ impl SandboxSpec {
             writable: Vec::new(),
             network: true,
             protected: Vec::new(),
+            nested: false,
         }
     }
 
@@ -267,7 +273,7 @@ fn apply_linux(spec: &SandboxSpec) -> Result<Applied, SandboxError> {
         .filter(|p| spec.writable_roots().iter().any(|root| p.starts_with(root)))
         .cloned()
         .collect();
-    if !exposed.is_empty() && mounts::protect_read_only(&exposed).is_err() {
+    if !exposed.is_empty() && (spec.nested || mounts::protect_read_only(&exposed).is_err()) {
         spec.writable = carve_out(&spec.writable, &exposed);
     }
     let spec = &spec;
@@ -322,6 +328,7 @@ mod tests {
             writable: vec!["/tmp".into()],
             network: false,
             protected: Vec::new(),
+            nested: false,
         };
         assert!(spec.writable_roots().is_empty());
         spec.mode = SandboxMode::WorkspaceWrite;
