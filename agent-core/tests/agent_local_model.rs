@@ -106,7 +106,7 @@ fn a_real_model_episode_ends_within_its_step_limit() {
     match &ending {
         Ending::Answered { .. } => {}
         Ending::Failed(error) => assert!(
-            error.contains("no answer after 4 steps"),
+            error.message.contains("no answer after 4 steps"),
             "only the step limit may end it without an answer: {error}"
         ),
         Ending::Cancelled => panic!("nothing cancelled it"),

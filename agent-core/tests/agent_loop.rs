@@ -8,8 +8,8 @@ use std::{
 
 use agent_core::{
     agent::{
-        Agent, AgentEvent, AgentOptions, AgentState, Ending, Inbound, PromptKind, StepStatus,
-        system_prompt,
+        Agent, AgentEvent, AgentOptions, AgentState, Ending, FailureKind, Inbound, PromptKind,
+        StepStatus, system_prompt,
     },
     llm::{
         ChatBackend, ChatEvent, ChatRequest, ChatTurn, LlmError, Message, Role, ScriptedBackend,
@@ -223,11 +223,11 @@ fn a_denied_step_does_not_run_and_the_model_is_told() {
             .iter()
             .any(|e| matches!(e, AgentEvent::AwaitingApproval { .. }))
     );
-    assert!(
-        ep.tool_results()[0].contains("did not approve"),
-        "{}",
-        ep.tool_results()[0]
-    );
+    let told = &ep.tool_results()[0];
+    assert!(told.contains("did not approve"), "{told}");
+    // The model gets its instruction, not the user's hint.
+    assert!(told.contains("do not retry it"), "{told}");
+    assert!(!told.contains("--yes"), "{told}");
 }
 
 #[test]
@@ -244,11 +244,10 @@ fn a_blocked_step_does_not_run() {
     ep.agent.run("make a dir", &CancelToken::new());
     assert_eq!(ep.statuses(), vec![StepStatus::Blocked]);
     assert!(!ep.dir.path().join("blocked").exists());
-    assert!(
-        ep.tool_results()[0].contains("blocked by"),
-        "{}",
-        ep.tool_results()[0]
-    );
+    let told = &ep.tool_results()[0];
+    assert!(told.contains("blocked by"), "{told}");
+    assert!(told.contains("do not retry it"), "{told}");
+    assert!(!told.contains("change the policy"), "{told}");
     assert!(
         ep.events().iter().any(
             |e| matches!(e, AgentEvent::Proposed { verdict, .. } if verdict.as_str() == "block")
@@ -268,7 +267,13 @@ fn the_step_limit_ends_the_loop() {
         options,
     );
     match ep.agent.run("loop", &CancelToken::new()) {
-        Ending::Failed(error) => assert!(error.contains("no answer after 2 steps"), "{error}"),
+        Ending::Failed(failure) => {
+            assert!(
+                failure.message.contains("no answer after 2 steps"),
+                "{failure}"
+            );
+            assert_eq!(failure.kind, FailureKind::StepLimit);
+        }
         other => panic!("expected a failure, got {other:?}"),
     }
     assert_eq!(ep.agent.state(), AgentState::Failed);
@@ -606,6 +611,40 @@ fn a_repeated_call_is_not_run_again() {
 }
 
 #[test]
+fn a_repeat_of_a_repeat_points_at_the_step_that_ran() {
+    let mut ep = episode(
+        vec![
+            nu("ls | length"),
+            nu("ls | length"),
+            nu("ls | length"),
+            answer("3"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent.run("count", &CancelToken::new());
+    let results = ep.tool_results();
+    assert!(results[1].contains("same call at step 1"), "{results:?}");
+    assert!(results[2].contains("same call at step 1"), "{results:?}");
+    let repaired: Vec<String> = ep
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Repaired { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        repaired,
+        [
+            "the same call as step 1; not made again",
+            "the same call as step 1; not made again"
+        ]
+    );
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok], "the pipeline ran once");
+}
+
+#[test]
 fn a_model_going_round_in_circles_is_asked_to_answer_then_stopped() {
     let help = || call("help", serde_json::json!({"command": "ls"}));
     let mut ep = episode(
@@ -628,7 +667,10 @@ fn a_model_going_round_in_circles_is_asked_to_answer_then_stopped() {
 
     let mut ep = episode(vec![help(); 8], Policy::default(), AgentOptions::default());
     match ep.agent.run("what does ls do?", &CancelToken::new()) {
-        Ending::Failed(error) => assert!(error.contains("keeps repeating itself"), "{error}"),
+        Ending::Failed(failure) => assert!(
+            failure.message.contains("keeps repeating itself"),
+            "{failure}"
+        ),
         other => panic!("expected a failure, got {other:?}"),
     }
     assert_eq!(

@@ -355,10 +355,136 @@ fn nu_agent_ask_prints_the_answer_and_reads_stdin_as_context() {
     ]);
     let out = nu_agent(&s, &server, &["ask", "--json", "list files"], None);
     let json: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
-    assert_eq!(json[0]["name"], "a.txt");
+    assert_eq!(json["data"][0]["name"], "a.txt");
 
     let server = ReplayServer::start(vec![Turn::nu("mkdir made"), Turn::answer("no")]);
     let out = nu_agent(&s, &server, &["ask", "make it"], None);
     stdout_of(&out);
     assert!(!s.work.join("made").exists(), "no terminal: denied");
+}
+
+#[test]
+fn nu_agent_ask_json_prints_one_document_for_text_and_for_data() {
+    let s = setup();
+    let server = ReplayServer::start(vec![Turn::nu("ls | length"), Turn::answer("5 entries")]);
+    let out = nu_agent(&s, &server, &["ask", "--json", "how many entries?"], None);
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(json["answer"], "5 entries");
+    assert_eq!(json["data"], serde_json::Value::Null);
+    assert_eq!(json["steps"], 2);
+    assert!(json["conversation"].is_string(), "{json}");
+
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls | where type == file | sort-by name | select name"),
+        Turn::call("answer", serde_json::json!({"text": "files", "out": 0})),
+    ]);
+    let out = nu_agent(&s, &server, &["ask", "--json", "list files"], None);
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(json["answer"], "files");
+    assert_eq!(json["data"][0]["name"], "a.txt");
+    assert_eq!(json["data"].as_array().map(Vec::len), Some(4));
+    assert_eq!(json["steps"], 2);
+}
+
+/// A URL where nothing listens.
+fn dead_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}/v1")
+}
+
+/// Text with nu's line wrapping undone.
+fn unwrapped(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn a_dead_server_is_named_with_how_to_check_it_and_no_continue() {
+    let s = setup();
+    let url = dead_url();
+    let state = s.state();
+    let out = nu_with_agent_env(
+        &s.registry,
+        &s.work,
+        r#"ask "hello""#,
+        &[
+            ("NU_AGENT_BACKEND_URL", url.as_str()),
+            ("NU_AGENT_STATE_DIR", state.as_str()),
+        ],
+    );
+    assert!(!out.status.success());
+    let stderr = unwrapped(&stderr_of(&out));
+    assert!(
+        stderr.contains(&format!("http get {url}/models")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--continue"), "{stderr}");
+
+    let out = Command::new(workspace_binary("nu-agent"))
+        .args(["ask", "hello"])
+        .current_dir(&s.work)
+        .env("NU_AGENT_BACKEND_URL", &url)
+        .env("NU_AGENT_STATE_DIR", &state)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains(&format!("curl {url}/models")), "{stderr}");
+    assert!(!stderr.contains("--continue"), "{stderr}");
+}
+
+#[test]
+fn the_step_limit_offers_to_go_on() {
+    let s = setup();
+    let server = ReplayServer::start(vec![Turn::nu("ls | length"), Turn::nu("ls | first")]);
+    let out = s.nu(&server, r#"ask --max-steps 1 "count""#);
+    assert!(!out.status.success());
+    let stderr = unwrapped(&stderr_of(&out));
+    assert!(stderr.contains("no answer after 1 steps"), "{stderr}");
+    assert!(stderr.contains("ask --continue"), "{stderr}");
+}
+
+#[test]
+fn agent_run_says_a_parse_error_once_where_it_is() {
+    let s = setup();
+    let state = s.state();
+    let out = nu_with_agent_env(
+        &s.registry,
+        &s.work,
+        "agent run 'ls |'",
+        &[("NU_AGENT_STATE_DIR", state.as_str())],
+    );
+    assert!(!out.status.success());
+    let stderr = stderr_of(&out);
+    assert_eq!(
+        stderr.matches("Unexpected end of code").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("expected closing pipeline").count(),
+        1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_denial_tells_the_user_how_to_approve_not_what_the_model_is_told() {
+    let s = setup();
+    let state = s.state();
+    let out = nu_with_agent_env(
+        &s.registry,
+        &s.work,
+        "agent run --approve 'ls *' 'mkdir made'",
+        &[("NU_AGENT_STATE_DIR", state.as_str())],
+    );
+    assert!(!out.status.success());
+    assert!(!s.work.join("made").exists());
+    let stderr = unwrapped(&stderr_of(&out));
+    assert!(stderr.contains("not approved"), "{stderr}");
+    assert!(stderr.contains("--yes or --approve <pattern>"), "{stderr}");
+    assert!(!stderr.contains("do not retry"), "{stderr}");
 }

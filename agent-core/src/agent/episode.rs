@@ -14,7 +14,7 @@ use std::{
 use nu_protocol::Value;
 
 use super::{
-    AgentEvent, AgentState, PromptKind, StepStatus,
+    AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus,
     compact::{self, estimate},
     tools::{Action, command_help, tool_defs},
 };
@@ -22,7 +22,7 @@ use crate::{
     llm::{ChatBackend, ChatEvent, ChatRequest, FinishReason, LlmError, Message, Role, ToolChoice},
     observe::{Budget, render, render_outcome},
     policy::{BLOCKED_CODE, DENIED_CODE, Decision, PolicyShell, Ran, Verdict},
-    shell::{CancelToken, Limits},
+    shell::{CancelToken, Diagnostic, Limits},
 };
 
 /// Where the loop's events go: the front end's view, a test's list.
@@ -87,7 +87,7 @@ pub enum Ending {
     /// The model answered; `data` is the `$out.N` it returned.
     Answered { text: String, data: Option<Value> },
     /// Stopped without an answer.
-    Failed(String),
+    Failed(Failure),
     /// Cancelled (Ctrl+C).
     Cancelled,
 }
@@ -111,6 +111,10 @@ pub trait Transcript: Send {
     fn notice(&mut self, text: &str);
     /// A request ended after `steps` model turns.
     fn end(&mut self, ending: &Ending, steps: usize);
+    /// The conversation's id in the history, where it has one.
+    fn id(&self) -> Option<String> {
+        None
+    }
 }
 
 /// One conversation: a backend, a policy shell and the messages so far.
@@ -126,6 +130,8 @@ pub struct Agent {
     state: AgentState,
     /// The `$out` index the last answer returned.
     answered_out: Option<usize>,
+    /// Model turns the last request took.
+    last_steps: usize,
 }
 
 /// What a model turn gave, for the loop.
@@ -170,6 +176,7 @@ impl Agent {
             inbox_sender,
             state: AgentState::Thinking,
             answered_out: None,
+            last_steps: 0,
         }
     }
 
@@ -195,6 +202,16 @@ impl Agent {
     }
 
     /// The policy shell the pipelines run in.
+    /// Model turns the last request took.
+    pub fn steps_taken(&self) -> usize {
+        self.last_steps
+    }
+
+    /// The conversation's id in the history, where it is recorded.
+    pub fn conversation_id(&self) -> Option<String> {
+        self.transcript.as_ref().and_then(|t| t.id())
+    }
+
     pub fn shell(&self) -> &PolicyShell {
         &self.shell
     }
@@ -230,6 +247,7 @@ impl Agent {
         self.push(Message::user(request));
         let mut steps = 0;
         let ending = self.steps(&mut steps, cancel);
+        self.last_steps = steps;
         match &ending {
             Ending::Answered { text, data } => {
                 let out = data.as_ref().and(self.answered_out);
@@ -238,8 +256,8 @@ impl Agent {
                     out,
                 })
             }
-            Ending::Failed(error) => self.emit(AgentEvent::Failed {
-                error: error.clone(),
+            Ending::Failed(failure) => self.emit(AgentEvent::Failed {
+                error: failure.message.clone(),
             }),
             Ending::Cancelled => self.emit(AgentEvent::Cancelled),
         }
@@ -250,9 +268,11 @@ impl Agent {
     }
 
     fn steps(&mut self, steps: &mut usize, cancel: &CancelToken) -> Ending {
-        // Calls made in this request, by step, to catch a model repeating
-        // itself (small models loop on the same call).
-        let mut made: Vec<(usize, String)> = Vec::new();
+        // Calls made in this request: the step of each and the step whose
+        // result answers it (itself, or the earlier one a repeat was not
+        // made again for), to catch a model repeating itself (small models
+        // loop on the same call).
+        let mut made: Vec<(usize, usize, String)> = Vec::new();
         // Turns in a row that did nothing (a call that could not be read,
         // an empty reply, only repeated or invalid calls).
         let mut idle_turns = 0;
@@ -265,9 +285,9 @@ impl Agent {
                 self.push(Message::user(format!("[event] {note}")));
             }
             if *steps >= self.options.max_steps {
-                return Ending::Failed(format!(
-                    "no answer after {} steps; raise the limit with --max-steps, or ask a narrower question",
-                    self.options.max_steps
+                return Ending::Failed(Failure::new(
+                    FailureKind::StepLimit,
+                    format!("no answer after {} steps", self.options.max_steps),
                 ));
             }
             *steps += 1;
@@ -277,9 +297,10 @@ impl Agent {
                 max_steps: self.options.max_steps,
             });
             if idle_turns >= STUCK_GIVE_UP {
-                return Ending::Failed(
-                    "the model keeps repeating itself without an answer; rephrase the request or use a larger model (agent model list)".into(),
-                );
+                return Ending::Failed(Failure::new(
+                    FailureKind::Stuck,
+                    "the model keeps repeating itself without an answer",
+                ));
             }
             let answer_only = idle_turns >= STUCK_TURNS;
             if answer_only && idle_turns == STUCK_TURNS {
@@ -339,14 +360,15 @@ impl Agent {
                 let repeated = made
                     .iter()
                     .rev()
-                    .find(|(_, s)| *s == signature)
-                    .map(|(n, _)| *n);
-                made.push((step, signature));
-                let repeats_last_step = repeated.is_some_and(|n| n + 1 >= step);
-                if let Some(earlier) = repeated
-                    && (matches!(action, Action::Help { .. })
-                        || (repeats_last_step && matches!(action, Action::Run { .. })))
-                {
+                    .find(|(_, _, s)| *s == signature)
+                    .map(|(n, ran, _)| (*n, *ran));
+                let repeats_last_step = repeated.is_some_and(|(n, _)| n + 1 >= step);
+                let skipped = repeated.filter(|_| {
+                    matches!(action, Action::Help { .. })
+                        || (repeats_last_step && matches!(action, Action::Run { .. }))
+                });
+                made.push((step, skipped.map_or(step, |(_, ran)| ran), signature));
+                if let Some((_, earlier)) = skipped {
                     self.emit(AgentEvent::Repaired {
                         step,
                         message: format!("the same call as step {earlier}; not made again"),
@@ -444,12 +466,13 @@ impl Agent {
                 Err(LlmError::ContextTooLong { .. }) if attempt < CONTEXT_RETRIES => {
                     limit = (estimate(&self.messages) / 2).max(256);
                 }
-                Err(error) => return TurnResult::End(Ending::Failed(error.to_string())),
+                Err(error) => return TurnResult::End(Ending::Failed(Failure::from(&error))),
             }
         }
-        TurnResult::End(Ending::Failed(
-            "the conversation does not fit the model's context even shortened; start a new one (without --continue) or raise model.context".into(),
-        ))
+        TurnResult::End(Ending::Failed(Failure::new(
+            FailureKind::ContextFull,
+            "the conversation does not fit the model's context even shortened",
+        )))
     }
 
     fn may_run(&self) -> bool {
@@ -539,6 +562,37 @@ fn step_status(ran: &Ran) -> StepStatus {
     }
 }
 
+/// What the model is told to do about a step the policy stopped, in place
+/// of the hint the user reads.
+fn model_instruction(diagnostic: &Diagnostic) -> Option<&'static str> {
+    match diagnostic.code.as_deref() {
+        Some(DENIED_CODE) => Some(
+            "the user did not approve this; do not retry it, ask the user or choose another way",
+        ),
+        Some(BLOCKED_CODE) => Some(
+            "the user's policy does not allow this whatever is approved; do not retry it, choose another way or tell the user what the policy stops",
+        ),
+        _ => None,
+    }
+}
+
+/// A diagnostic as the model reads it: a policy stop carries the model's
+/// instruction instead of the user's hint (`--yes`, the config).
+fn for_model(diagnostic: &Diagnostic) -> Option<Diagnostic> {
+    let instruction = model_instruction(diagnostic)?;
+    let rendered = diagnostic.rendered.trim_end();
+    let body = match diagnostic.help {
+        Some(_) => rendered
+            .rfind("\n  help: ")
+            .map_or(rendered, |at| &rendered[..at]),
+        None => rendered,
+    };
+    let mut diagnostic = diagnostic.clone();
+    diagnostic.rendered = format!("{}\n  help: {instruction}", body.trim_end());
+    diagnostic.help = Some(instruction.to_string());
+    Some(diagnostic)
+}
+
 /// What the model reads about a step.
 fn observation(ran: &Ran, status: StepStatus, tokens: usize) -> String {
     let budget = Budget::approx(tokens);
@@ -546,7 +600,12 @@ fn observation(ran: &Ran, status: StepStatus, tokens: usize) -> String {
         ran.outcome
             .error
             .as_ref()
-            .map(|d| d.rendered.trim_end().to_string())
+            .map(|d| {
+                for_model(d)
+                    .map_or_else(|| d.rendered.clone(), |d| d.rendered)
+                    .trim_end()
+                    .to_string()
+            })
             .unwrap_or_default()
     };
     match status {
@@ -560,7 +619,14 @@ fn observation(ran: &Ran, status: StepStatus, tokens: usize) -> String {
         StepStatus::Blocked if ran.approved_by.is_none() => {
             format!("Not run: blocked by the user's policy.\n{}", diagnostic())
         }
-        _ => render_outcome(&ran.outcome, &budget),
+        _ => match ran.outcome.error.as_ref().and_then(for_model) {
+            Some(error) => {
+                let mut outcome = ran.outcome.clone();
+                outcome.error = Some(error);
+                render_outcome(&outcome, &budget)
+            }
+            None => render_outcome(&ran.outcome, &budget),
+        },
     }
 }
 

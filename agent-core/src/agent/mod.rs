@@ -12,6 +12,7 @@
 mod compact;
 mod episode;
 mod event;
+mod failure;
 mod prompt;
 mod settings;
 mod suggest;
@@ -21,6 +22,7 @@ mod transcript;
 pub use compact::{estimate as estimate_tokens, fit as fit_context};
 pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};
 pub use event::{AgentEvent, AgentState, StepStatus};
+pub use failure::{Failure, FailureKind, FrontEnd};
 pub use prompt::{PromptKind, request_with_input, system_prompt};
 pub use settings::{AGENT_KEYS, AgentSettings};
 pub use suggest::{SuggestError, Suggestion, suggest};

@@ -25,7 +25,7 @@ impl Transcript for ConversationLog {
     fn end(&mut self, ending: &Ending, steps: usize) {
         let (answer, error) = match ending {
             Ending::Answered { text, .. } => (Some(text.clone()), None),
-            Ending::Failed(error) => (None, Some(error.clone())),
+            Ending::Failed(failure) => (None, Some(failure.message.clone())),
             Ending::Cancelled => (None, None),
         };
         let end = RunEnd {
@@ -38,6 +38,10 @@ impl Transcript for ConversationLog {
         if let Err(err) = ConversationLog::end(self, &end) {
             eprintln!("agent: the history was not written: {err}");
         }
+    }
+
+    fn id(&self) -> Option<String> {
+        Some(ConversationLog::id(self).to_string())
     }
 }
 

@@ -424,7 +424,7 @@ impl PolicyShell {
                 let diagnostic = Diagnostic::plain(
                     super::BLOCKED_CODE,
                     format!("blocked by policy: {}", reasons.join("; ")),
-                    Some("this pipeline does not run whatever is approved; find another way, or the user can change $env.config.plugins.agent.policy".into()),
+                    Some(super::BLOCKED_HELP.into()),
                 );
                 return self.not_run(pipeline, decision, diagnostic);
             }
@@ -471,7 +471,7 @@ impl PolicyShell {
                         let diagnostic = Diagnostic::plain(
                             super::DENIED_CODE,
                             format!("not approved: {}", request.labels.join("; ")),
-                            Some("the user did not approve this pipeline; do not retry it, ask the user or choose another way".into()),
+                            Some(super::NOT_APPROVED_HELP.into()),
                         );
                         return self.not_run(pipeline, decision, diagnostic);
                     }

@@ -349,8 +349,10 @@ impl RunHooks for Guardrails {
         {
             outcome.error = Some(Diagnostic::plain(
                 code,
-                format!("a step was refused by policy and the pipeline went on without it: {message}"),
-                Some("the refused step did not run; do not retry it, choose another way or ask the user".into()),
+                format!(
+                    "a step was refused by policy and the pipeline went on without it: {message}"
+                ),
+                Some(REFUSED_IN_RUN_HELP.into()),
             ));
         }
     }
@@ -471,9 +473,7 @@ fn blocked(row: &Row, span: Span) -> Denied {
             span,
         )
         .with_code(BLOCKED_CODE)
-        .with_help(
-            "this does not run whatever is approved; find another way, or the user can change $env.config.plugins.agent.policy",
-        ),
+        .with_help(BLOCKED_HELP),
     ))
 }
 
@@ -485,9 +485,18 @@ fn not_approved(row: &Row, span: Span) -> ShellError {
             span,
         )
         .with_code(DENIED_CODE)
-        .with_help("the user did not approve this step; do not retry it, ask the user or choose another way"),
+        .with_help(NOT_APPROVED_HELP),
     )
 }
+
+/// The user's hint on a step or pipeline nobody approved. What the model
+/// is told instead is the agent's business (it reads the code).
+pub const NOT_APPROVED_HELP: &str =
+    "approve it at the prompt, or run with --yes or --approve <pattern>";
+/// The user's hint on a step or pipeline the policy blocks.
+pub const BLOCKED_HELP: &str = "the policy blocks it whatever is approved; to allow it, change the policy ($env.config.plugins.agent.policy, or nu-agent's config file)";
+/// The user's hint on a step refused inside `try` while the rest ran.
+const REFUSED_IN_RUN_HELP: &str = "the refused step did not run; the rest of the pipeline did";
 
 /// The error code of a step a guard blocked.
 pub const BLOCKED_CODE: &str = "nu_agent::policy::blocked";
@@ -664,7 +673,7 @@ impl Guard {
                     call.head,
                 )
                 .with_code(DENIED_CODE)
-                .with_help("privileged steps need the user at a terminal; ask the user to run it"),
+                .with_help("sudo needs its password typed at a terminal: run this step yourself"),
             )),
         }
     }

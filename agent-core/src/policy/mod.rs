@@ -32,7 +32,10 @@ pub use approver::{Approval, ApprovalRequest, Approver, NonInteractive};
 pub use category::{Category, Verdict};
 pub use decide::{Decision, Judge, Row};
 pub use enforce::{Layers, PolicyHook, PolicyShell, Ran, ShellOptions, facts_for, worker_engine};
-pub use guard::{BLOCKED_CODE, DENIED_CODE, GuardEvent, Guardrails, guarded_engine, label};
+pub use guard::{
+    BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent, Guardrails, NOT_APPROVED_HELP,
+    guarded_engine, label,
+};
 pub use paths::{PathFacts, ReadJudgement, WriteJudgement};
 pub use pattern::{Pattern, PatternError};
 pub use plan::{Plan, plan, plan_in};

@@ -371,7 +371,7 @@ impl State {
                 ..
             } => self.observed(*status, *out, preview, approved_by.as_deref(), *duration),
             AgentEvent::LookedUp { command, .. } => {
-                let text = fit(&format!("  ? help {}", one_line(command)), width);
+                let text = fit(&format!("  ≡ help {}", one_line(command)), width);
                 let text = self.paint(DIM, &text);
                 self.line(&text);
             }
@@ -703,7 +703,7 @@ mod tests {
         view.finish();
         assert_eq!(
             out.text(),
-            "  ? help ls\n\
+            "  ≡ help ls\n\
              ● ls | length [allow read]\n\
              \x20 └ $out.0 · 3 · 400ms\n\
              \x20 ↻ the call could not be read; asked again\n\

@@ -80,8 +80,9 @@ enum Command {
         /// stderr), for `cd "$(nu-agent ask --cd ...)"`.
         #[arg(long)]
         cd: bool,
-        /// Print returned data as JSON.
-        #[arg(long)]
+        /// Print one JSON document: {answer, data, steps, conversation}
+        /// (data is null for a text answer).
+        #[arg(long, conflicts_with = "cd")]
         json: bool,
         #[command(flatten)]
         approval: ApprovalFlags,

@@ -1,6 +1,6 @@
 //! `ask`: give the agent a task in plain words.
 
-use agent_core::agent::{Agent, Ending, PromptKind, request_with_input};
+use agent_core::agent::{Agent, Ending, FrontEnd, PromptKind, request_with_input};
 use nu_plugin::{EngineInterface, EvaluatedCall, PluginCommand};
 use nu_protocol::{
     ByteStream, ByteStreamType, Category, Example, LabeledError, PipelineData, Signature,
@@ -196,12 +196,15 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
                 ),
                 None,
             )),
-            Ending::Failed(error) => Err(LabeledError::new(format!("the agent stopped: {error}"))
-                .with_code("nu_agent::ask::failed")
-                .with_label("no answer", head)
-                .with_help(
-                    "see what it did with `agent history --last`; try again with --continue",
-                )),
+            Ending::Failed(failure) => {
+                let error = LabeledError::new(format!("the agent stopped: {failure}"))
+                    .with_code("nu_agent::ask::failed")
+                    .with_label("no answer", head);
+                Err(match failure.help(FrontEnd::Ask) {
+                    Some(help) => error.with_help(help),
+                    None => error,
+                })
+            }
             Ending::Cancelled => Err(LabeledError::new("ask was interrupted")
                 .with_code("nu_agent::ask::interrupted")
                 .with_label("stopped by Ctrl+C; what it was running was killed", head)

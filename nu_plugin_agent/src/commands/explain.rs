@@ -1,7 +1,7 @@
 //! `agent explain`: explain piped data or a pipeline, running nothing
 //! (only read-only steps with `--investigate`).
 
-use agent_core::agent::{Agent, Ending, PromptKind, request_with_input};
+use agent_core::agent::{Agent, Ending, FrontEnd, PromptKind, request_with_input};
 use nu_plugin::{EngineInterface, EvaluatedCall, PluginCommand};
 use nu_protocol::{
     Category, Example, LabeledError, PipelineData, Signature, SyntaxShape, Type, Value,
@@ -44,6 +44,12 @@ impl PluginCommand for AgentExplain {
                 "The model for this request.",
                 Some('m'),
             )
+            .named(
+                "max-steps",
+                SyntaxShape::Int,
+                "Most model turns for this request (default: 3, or 8 with --investigate, within agent.max_steps).",
+                None,
+            )
             .category(Category::Misc)
     }
 
@@ -81,6 +87,11 @@ impl PluginCommand for AgentExplain {
                 description: "Let it look around (read-only) before explaining",
                 result: None,
             },
+            Example {
+                example: r#"ls | agent explain --max-steps 6 "what stands out?""#,
+                description: "Give it more turns than the default",
+                result: None,
+            },
         ]
     }
 
@@ -96,6 +107,7 @@ impl PluginCommand for AgentExplain {
         let input = input.into_value(head)?;
         let subject: Option<Value> = call.opt(0)?;
         let has_input = !matches!(input, Value::Nothing { .. });
+        let max_steps: Option<i64> = call.get_flag("max-steps")?;
         let mut prepared = prepare(
             plugin,
             engine,
@@ -131,11 +143,19 @@ impl PluginCommand for AgentExplain {
                     .with_help(r#"for example: ls | agent explain, or agent explain "ps | where cpu > 10""#));
             }
         };
-        prepared.options.max_steps =
-            prepared
+        prepared.options.max_steps = match max_steps {
+            Some(steps) => usize::try_from(steps)
+                .ok()
+                .filter(|s| *s > 0)
+                .ok_or_else(|| {
+                    LabeledError::new("--max-steps must be at least 1")
+                        .with_label("not a positive number", head)
+                })?,
+            None => prepared
                 .options
                 .max_steps
-                .min(if investigate { 8 } else { 3 });
+                .min(if investigate { 8 } else { 3 }),
+        };
         let (view, sink) = terminal_view();
         let mut agent = Agent::new(
             prepared.backend,
@@ -151,9 +171,15 @@ impl PluginCommand for AgentExplain {
             Ending::Answered { text, .. } => {
                 Ok(PipelineData::value(Value::string(text, head), None))
             }
-            Ending::Failed(error) => Err(LabeledError::new(format!("no explanation: {error}"))
-                .with_code("nu_agent::explain::failed")
-                .with_label("the agent stopped", head)),
+            Ending::Failed(failure) => {
+                let error = LabeledError::new(format!("no explanation: {failure}"))
+                    .with_code("nu_agent::explain::failed")
+                    .with_label("the agent stopped", head);
+                Err(match failure.help(FrontEnd::Explain) {
+                    Some(help) => error.with_help(help),
+                    None => error,
+                })
+            }
             Ending::Cancelled => Err(LabeledError::new("agent explain was interrupted")
                 .with_code("nu_agent::explain::interrupted")
                 .with_label("stopped by Ctrl+C", head)),

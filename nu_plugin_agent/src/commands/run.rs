@@ -20,7 +20,7 @@ use nu_protocol::{
 use crate::{
     AgentPlugin,
     approver::PromptApprover,
-    convert::{config_from_caller, diagnostic_error, respan, seed_from_caller},
+    convert::{config_from_caller, diagnostic_error, located_error, respan, seed_from_caller},
     hook::ClosureHook,
 };
 
@@ -175,7 +175,17 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
                     pipeline.span,
                 ) {
                     Some(error) => error,
-                    None => diagnostic_error(diagnostic, "the pipeline failed", pipeline.span),
+                    None => {
+                        let argument = engine.get_span_contents(pipeline.span).ok();
+                        located_error(
+                            diagnostic,
+                            "the pipeline failed",
+                            pipeline.span,
+                            argument
+                                .as_deref()
+                                .map(|argument| (argument, pipeline.item.as_str())),
+                        )
+                    }
                 },
             );
         }

@@ -10,8 +10,8 @@ use std::{
 
 use agent_core::{
     agent::{
-        Agent, AgentEvent, AgentOptions, Ending, EventSink, HistoryError, PromptKind, open_history,
-        request_with_input, system_prompt,
+        Agent, AgentEvent, AgentOptions, Ending, EventSink, FrontEnd, HistoryError, PromptKind,
+        open_history, request_with_input, system_prompt,
     },
     config::AgentConfig,
     context::{DEFAULT_TOOLS, system_context},
@@ -154,6 +154,29 @@ pub fn ask(
                 let _ = writeln!(stdout, "{}", final_dir.display());
                 return ExitCode::SUCCESS;
             }
+            if args.json {
+                // One JSON document, whatever the answer is.
+                let data = match &data {
+                    Some(value) => match render_data(value, true)
+                        .and_then(|json| serde_json::from_str(&json).map_err(|e| e.to_string()))
+                    {
+                        Ok(data) => data,
+                        Err(message) => {
+                            eprintln!("nu-agent: {message}");
+                            return ExitCode::from(1);
+                        }
+                    },
+                    None => serde_json::Value::Null,
+                };
+                let document = serde_json::json!({
+                    "answer": text,
+                    "data": data,
+                    "steps": agent.steps_taken(),
+                    "conversation": agent.conversation_id(),
+                });
+                let _ = writeln!(stdout, "{document:#}");
+                return ExitCode::SUCCESS;
+            }
             match data {
                 Some(value) => {
                     eprintln!("{text}");
@@ -173,8 +196,11 @@ pub fn ask(
             }
             ExitCode::SUCCESS
         }
-        Ending::Failed(error) => {
-            eprintln!("nu-agent: the agent stopped: {error}");
+        Ending::Failed(failure) => {
+            eprintln!("nu-agent: the agent stopped: {failure}");
+            if let Some(help) = failure.help(FrontEnd::Cli) {
+                eprintln!("help: {help}");
+            }
             ExitCode::from(1)
         }
         Ending::Cancelled => {
