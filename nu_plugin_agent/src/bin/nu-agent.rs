@@ -83,6 +83,10 @@ enum Command {
         /// Print returned data as JSON.
         #[arg(long)]
         json: bool,
+        /// Print no progress on stderr (steps, the heartbeat outside a
+        /// terminal); errors and the answer still show.
+        #[arg(long, short = 'q')]
+        quiet: bool,
         #[command(flatten)]
         approval: ApprovalFlags,
     },
@@ -236,6 +240,7 @@ fn main() -> ExitCode {
             max_steps,
             cd,
             json,
+            quiet,
             approval,
         } => {
             let args = ask::AskArgs {
@@ -245,6 +250,7 @@ fn main() -> ExitCode {
                 max_steps,
                 cd,
                 json,
+                quiet,
             };
             let cancel = cancel_on_ctrl_c();
             ask::ask(args, config, approver(&approval), &cancel)
