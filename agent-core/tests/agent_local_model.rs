@@ -82,6 +82,7 @@ fn a_real_model_episode_ends_within_its_step_limit() {
         max_tokens: 200,
         temperature: 0.0,
         step_timeout: Some(Duration::from_secs(20)),
+        ..AgentOptions::default()
     };
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink_events = events.clone();

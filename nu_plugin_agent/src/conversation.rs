@@ -15,7 +15,7 @@ use agent_core::{
     llm::{BackendKind, ChatBackend, Message},
     policy::{Approver, NonInteractive, PolicyHook, PolicyShell, ShellOptions},
     shell::CancelToken,
-    ui::ProgressView,
+    ui::{ProgressView, ViewOptions},
 };
 use nu_plugin::EngineInterface;
 use nu_protocol::{HandlerGuard, LabeledError, SignalAction, Span};
@@ -138,10 +138,16 @@ pub(crate) fn context_tools(config: &AgentConfig) -> Vec<String> {
         .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|t| t.to_string()).collect())
 }
 
-/// The terminal view on stderr as an event sink; the view is kept to be
-/// finished when the request ends.
-pub(crate) fn terminal_view() -> (Arc<ProgressView>, EventSink) {
-    let view = Arc::new(ProgressView::stderr());
+/// The terminal view on stderr as an event sink, with the host's
+/// `NO_COLOR`, `NU_AGENT_VERBOSE` and `NU_AGENT_HEARTBEAT_SECS`; only errors
+/// when `quiet`. The view is kept to be finished when the request ends.
+pub(crate) fn terminal_view(
+    engine: &EngineInterface,
+    quiet: bool,
+) -> (Arc<ProgressView>, EventSink) {
+    let env = HostEnv::read(engine);
+    let options = ViewOptions::for_stderr_with(&|name| env.get(name)).with_quiet(quiet);
+    let view = Arc::new(ProgressView::new(Box::new(std::io::stderr()), options));
     let sink_view = view.clone();
     let sink: EventSink = Arc::new(move |event: &AgentEvent| sink_view.event(event));
     (view, sink)

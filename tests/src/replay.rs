@@ -7,7 +7,11 @@ use std::{
     io::{BufRead, BufReader, Read, Write},
     net::{TcpListener, TcpStream},
     sync::{Arc, Mutex},
+    time::Duration,
 };
+
+/// The longest a scripted turn may keep the client waiting.
+const MAX_DELAY: Duration = Duration::from_secs(30);
 
 /// One scripted model turn.
 #[derive(Clone, Debug)]
@@ -19,6 +23,9 @@ pub enum Turn {
     },
     /// Plain text.
     Text(String),
+    /// `turn`, after the server sent nothing for `delay` (a slow model);
+    /// at most 30 s.
+    Slow { delay: Duration, turn: Box<Turn> },
 }
 
 impl Turn {
@@ -43,9 +50,26 @@ impl Turn {
         Turn::call("answer", serde_json::json!({"text": text}))
     }
 
+    /// This turn, sent after `delay` of silence (at most 30 s).
+    pub fn after(self, delay: Duration) -> Turn {
+        Turn::Slow {
+            delay: delay.min(MAX_DELAY),
+            turn: Box::new(self),
+        }
+    }
+
+    /// How long the server waits before it answers with this turn.
+    fn delay(&self) -> Duration {
+        match self {
+            Turn::Slow { delay, .. } => (*delay).min(MAX_DELAY),
+            _ => Duration::ZERO,
+        }
+    }
+
     /// The SSE body of this turn.
     fn stream(&self, n: usize) -> String {
         let chunks: Vec<serde_json::Value> = match self {
+            Turn::Slow { turn, .. } => return turn.stream(n),
             Turn::Call { name, arguments } => vec![
                 serde_json::json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
                     {"index": 0, "id": format!("call_{n}"), "type": "function",
@@ -162,6 +186,7 @@ fn serve(
         .and_then(|mut t| (!t.is_empty()).then(|| t.remove(0)));
     let response = match next {
         Some((n, turn)) => {
+            std::thread::sleep(turn.delay());
             let body = turn.stream(n);
             format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",

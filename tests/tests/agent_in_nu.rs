@@ -488,3 +488,76 @@ fn a_denial_tells_the_user_how_to_approve_not_what_the_model_is_told() {
     assert!(stderr.contains("--yes or --approve <pattern>"), "{stderr}");
     assert!(!stderr.contains("do not retry"), "{stderr}");
 }
+
+/// A slow model outside a terminal: a line when the turn starts, then a
+/// heartbeat from a timer while the server sends nothing; --quiet keeps
+/// stderr free of both. NU_AGENT_HEARTBEAT_SECS shortens the interval.
+#[test]
+fn a_slow_turn_shows_a_heartbeat_on_stderr_unless_quiet() {
+    let s = setup();
+    let slow = || Turn::answer("done").after(Duration::from_millis(2_600));
+    let heartbeats = |stderr: &str| {
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("thinking… ") && l.ends_with(" s"))
+            .count()
+    };
+
+    let server = ReplayServer::start(vec![slow()]);
+    let url = server.url();
+    let state = s.state();
+    let env = [
+        ("NU_AGENT_BACKEND_URL", url.as_str()),
+        ("NU_AGENT_STATE_DIR", state.as_str()),
+        ("NU_AGENT_HEARTBEAT_SECS", "1"),
+    ];
+    let out = nu_with_agent_env(&s.registry, &s.work, r#"ask "take your time""#, &env);
+    assert_eq!(stdout_of(&out).trim(), "done");
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("thinking… (step 1/"), "{stderr}");
+    assert!(stderr.contains("thinking… 1 s\n"), "{stderr}");
+    assert!(heartbeats(&stderr) >= 2, "{stderr}");
+
+    let server = ReplayServer::start(vec![slow()]);
+    let url = server.url();
+    let env = [
+        ("NU_AGENT_BACKEND_URL", url.as_str()),
+        ("NU_AGENT_STATE_DIR", state.as_str()),
+        ("NU_AGENT_HEARTBEAT_SECS", "1"),
+    ];
+    let out = nu_with_agent_env(
+        &s.registry,
+        &s.work,
+        r#"ask --quiet "take your time""#,
+        &env,
+    );
+    assert_eq!(stdout_of(&out).trim(), "done");
+    let stderr = stderr_of(&out);
+    assert!(!stderr.contains("thinking…"), "{stderr}");
+
+    // nu-agent ask: the same lines, and none with --quiet.
+    for (args, expect) in [
+        (&["ask", "take your time"][..], true),
+        (&["ask", "--quiet", "take your time"][..], false),
+    ] {
+        let server = ReplayServer::start(vec![slow()]);
+        let out = Command::new(workspace_binary("nu-agent"))
+            .args(args)
+            .current_dir(&s.work)
+            .env("NU_AGENT_BACKEND_URL", server.url())
+            .env("NU_AGENT_STATE_DIR", s.state())
+            .env("NU_AGENT_HEARTBEAT_SECS", "1")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(stdout_of(&out).trim(), "done");
+        let stderr = stderr_of(&out);
+        if expect {
+            assert!(stderr.contains("thinking… (step 1/"), "{stderr}");
+            assert!(heartbeats(&stderr) >= 2, "{stderr}");
+        } else {
+            assert_eq!(stderr, "", "quiet: nothing on stderr");
+        }
+    }
+}

@@ -238,3 +238,41 @@ fn a_bad_config_file_refuses_to_start_naming_the_file_and_key() {
     assert!(stderr.contains(&path), "{stderr}");
     assert!(stderr.contains("NUON"), "{stderr}");
 }
+
+#[test]
+fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
+    let dir = fixture();
+    let out = nu_agent(
+        dir.path(),
+        &[
+            "run",
+            "--json",
+            "--max-output",
+            "1KiB",
+            "1..100000 | each {|i| $i}",
+        ],
+    );
+    let rows: Vec<u64> = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert!(!rows.is_empty() && rows.len() < 100, "{}", rows.len());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("nu-agent: output cut at 1 KiB; raise it with --max-output"),
+        "{stderr}"
+    );
+
+    let out = nu_agent(
+        dir.path(),
+        &[
+            "run",
+            "--max-output",
+            "200MiB",
+            "1..2000000 | each {|i| $i} | length",
+        ],
+    );
+    assert_eq!(stdout_of(&out).trim(), "2000000");
+
+    let out = nu_agent(dir.path(), &["run", "--max-output", "lots", "1"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`lots` is not a size"), "{stderr}");
+}

@@ -289,3 +289,55 @@ fn agent_run_writes_the_audit_log() {
     assert!(logged(AuditEvent::Execution, "not run"), "{records:?}");
     assert!(!work.join("logged").exists());
 }
+
+/// `--max-output` raises the output cap (64 MiB per stream by default) for
+/// one run, and a run cut at the cap says which flag raises it.
+#[test]
+fn max_output_raises_or_lowers_the_cap_and_the_warning_names_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent run --max-output 200MiB "1..2000000 | each {|i| $i} | length""#,
+    );
+    assert_eq!(stdout_of(&out).trim(), "2000000");
+
+    // Two million rows are more than 64 MiB: cut by default, whole with
+    // the cap raised.
+    let out = nu(
+        &registry,
+        &work,
+        r#"[(agent run "1..2000000 | each {|i| $i}" | length), (agent run --max-output 200MiB "1..2000000 | each {|i| $i}" | length)] | to json --raw"#,
+    );
+    let counts: Vec<u64> = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert!(counts[0] < 2_000_000, "{counts:?}");
+    assert_eq!(counts[1], 2_000_000);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("output cut at 64 MiB; raise it with --max-output"),
+        "{stderr}"
+    );
+
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent run --max-output 1KiB "1..100000 | each {|i| $i}" | length"#,
+    );
+    let count: u64 = stdout_of(&out).trim().parse().unwrap();
+    assert!(count > 0 && count < 100, "{count}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: agent run: output cut at 1 KiB; raise it with --max-output"),
+        "{stderr}"
+    );
+
+    let out = nu(&registry, &work, r#"agent run --max-output 0b "1""#);
+    assert!(!out.status.success());
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("--max-output must be a size above 0"),
+        "{stderr}"
+    );
+}

@@ -56,6 +56,8 @@ pub struct AgentOptions {
     pub temperature: f32,
     /// Wall-clock limit of one pipeline.
     pub step_timeout: Option<Duration>,
+    /// Most bytes collected from one stream of a step (the output cap).
+    pub max_output: usize,
 }
 
 impl Default for AgentOptions {
@@ -69,6 +71,7 @@ impl Default for AgentOptions {
             max_tokens: 1_024,
             temperature: 0.2,
             step_timeout: Some(Duration::from_secs(300)),
+            max_output: crate::shell::DEFAULT_MAX_OUTPUT,
         }
     }
 }
@@ -513,7 +516,7 @@ impl Agent {
             }),
             Verdict::Block | Verdict::Refuse => {}
         }
-        let mut limits = Limits::default();
+        let mut limits = Limits::default().with_max_output_bytes(self.options.max_output);
         if let Some(timeout) = self.options.step_timeout {
             limits = limits.with_timeout(timeout);
         }

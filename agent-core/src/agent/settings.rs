@@ -17,6 +17,7 @@ use crate::{
 pub const AGENT_KEYS: &[&str] = &[
     "max_steps",
     "step_timeout",
+    "max_output",
     "observe_tokens",
     "tool_choice",
     "context_tools",
@@ -30,6 +31,9 @@ pub struct AgentSettings {
     pub max_steps: usize,
     /// Wall-clock limit of one pipeline.
     pub step_timeout: Duration,
+    /// Most bytes collected from one stream of a pipeline (the output
+    /// cap), for the agent's steps and `agent run`.
+    pub max_output: usize,
     /// Tokens of one result's rendering for the model.
     pub observe_tokens: usize,
     /// `auto`, or `required` (every turn a tool call: for small models),
@@ -47,6 +51,7 @@ impl Default for AgentSettings {
         AgentSettings {
             max_steps: 15,
             step_timeout: Duration::from_secs(300),
+            max_output: crate::shell::DEFAULT_MAX_OUTPUT,
             observe_tokens: 1_500,
             tool_choice: None,
             context_tools: None,
@@ -83,6 +88,7 @@ impl AgentSettings {
                     }
                 }
                 "step_timeout" => settings.step_timeout = duration(key, value).map_err(rekey)?,
+                "max_output" => settings.max_output = max_output(key, value)?,
                 "observe_tokens" => {
                     settings.observe_tokens = (count(key, value).map_err(rekey)? as usize).max(100)
                 }
@@ -146,8 +152,30 @@ impl super::AgentOptions {
             max_tokens: model.max_tokens,
             temperature: model.temperature,
             step_timeout: Some(agent.step_timeout),
+            max_output: agent.max_output,
         }
     }
+}
+
+/// A positive file size (`200MiB`), or a string that reads as one.
+fn max_output(key: &str, value: &Value) -> Result<usize, ConfigError> {
+    let bytes = match value {
+        Value::Filesize { val, .. } => usize::try_from(val.get()).ok().filter(|b| *b > 0),
+        Value::Int { val, .. } => usize::try_from(*val).ok().filter(|b| *b > 0),
+        Value::String { val, .. } => {
+            return crate::shell::parse_size(val).map_err(|e| error(key, e.to_string()));
+        }
+        other => {
+            return Err(error(
+                key,
+                format!(
+                    "expected a file size such as 200MiB, got {}",
+                    other.get_type()
+                ),
+            ));
+        }
+    };
+    bytes.ok_or_else(|| error(key, "expected a file size above 0, such as 200MiB"))
 }
 
 fn error(key: &str, message: impl Into<String>) -> ConfigError {
@@ -190,5 +218,38 @@ mod tests {
         record.push("steps", Value::test_int(1));
         let err = AgentSettings::from_value(&Value::test_record(record)).unwrap_err();
         assert_eq!(err.key, "agent.steps");
+    }
+
+    #[test]
+    fn the_output_cap_is_a_positive_file_size() {
+        let read = |value: Value| {
+            let mut record = Record::new();
+            record.push("max_output", value);
+            AgentSettings::from_value(&Value::test_record(record))
+        };
+        assert_eq!(
+            AgentSettings::default().max_output,
+            crate::shell::DEFAULT_MAX_OUTPUT
+        );
+        let settings = read(Value::test_filesize(200 << 20)).unwrap();
+        assert_eq!(settings.max_output, 200 << 20);
+        let options = super::super::AgentOptions::from_config(
+            &crate::config::AgentConfig {
+                agent: settings,
+                ..Default::default()
+            },
+            super::super::PromptKind::Task,
+        );
+        assert_eq!(options.max_output, 200 << 20);
+        assert_eq!(read(Value::test_string("1KiB")).unwrap().max_output, 1024);
+        for bad in [
+            Value::test_filesize(0),
+            Value::test_string("lots"),
+            Value::test_bool(true),
+        ] {
+            let err = read(bad).unwrap_err();
+            assert_eq!(err.key, "agent.max_output");
+            assert!(err.message.contains("200MiB"), "{}", err.message);
+        }
     }
 }

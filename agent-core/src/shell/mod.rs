@@ -24,5 +24,8 @@ pub use engine::{Engine, RunHooks};
 pub use env::{
     EnvFilter, filter_env, is_code_injection_name, is_secret_name, redirects_configuration,
 };
-pub use outcome::{Limits, Outcome, StopReason, humanize_duration};
+pub use outcome::{
+    DEFAULT_MAX_OUTPUT, Limits, Outcome, SizeError, StopReason, humanize_bytes, humanize_duration,
+    parse_size,
+};
 pub use session::{Session, SessionSeed};

@@ -17,11 +17,14 @@ pub struct Limits {
     pub max_output_bytes: usize,
 }
 
+/// The output cap unless a run says otherwise: 64 MiB per stream.
+pub const DEFAULT_MAX_OUTPUT: usize = 64 * 1024 * 1024;
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             timeout: None,
-            max_output_bytes: 64 * 1024 * 1024,
+            max_output_bytes: DEFAULT_MAX_OUTPUT,
         }
     }
 }
@@ -65,7 +68,8 @@ impl std::fmt::Display for StopReason {
             ),
             StopReason::OutputCapped(bytes) => write!(
                 f,
-                "stopped at the output cap of {bytes} bytes; the output is cut there"
+                "output cut at {} (the output cap); the output is what it produced up to there",
+                humanize_bytes(*bytes)
             ),
             StopReason::Panicked(msg) => write!(f, "the evaluation crashed: {msg}"),
             StopReason::Abandoned => write!(
@@ -108,6 +112,80 @@ impl Outcome {
     }
 }
 
+/// A size that could not be read (`--max-output`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    #[error("`{0}` is not a size: write a number and a unit, e.g. 200MiB, 64MB or 1GiB")]
+    NotASize(String),
+    #[error("`{0}` is too large for this machine")]
+    TooLarge(String),
+    #[error("the output cap must be more than 0 bytes")]
+    Zero,
+}
+
+/// Units of [`parse_size`], lower case: decimal (kB = 1000) and binary
+/// (KiB = 1024), as nu writes file sizes.
+const SIZE_UNITS: &[(&str, u64)] = &[
+    ("b", 1),
+    ("kb", 1_000),
+    ("mb", 1_000_000),
+    ("gb", 1_000_000_000),
+    ("tb", 1_000_000_000_000),
+    ("kib", 1 << 10),
+    ("mib", 1 << 20),
+    ("gib", 1 << 30),
+    ("tib", 1 << 40),
+];
+
+/// `200MiB`, `64mb`, `1.5GiB`, `4096` (bytes): a positive size in bytes.
+pub fn parse_size(text: &str) -> Result<usize, SizeError> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let unit = unit.trim().to_ascii_lowercase();
+    let multiplier = if unit.is_empty() {
+        1
+    } else {
+        SIZE_UNITS
+            .iter()
+            .find(|(name, _)| *name == unit)
+            .map(|(_, m)| *m)
+            .ok_or_else(|| SizeError::NotASize(text.to_string()))?
+    };
+    let number: f64 = number
+        .parse()
+        .map_err(|_| SizeError::NotASize(text.to_string()))?;
+    let bytes = (number * multiplier as f64).floor();
+    if !bytes.is_finite() || bytes >= usize::MAX as f64 {
+        return Err(SizeError::TooLarge(text.to_string()));
+    }
+    match bytes as usize {
+        0 => Err(SizeError::Zero),
+        bytes => Ok(bytes),
+    }
+}
+
+/// `64 MiB`, `1.5 KiB`, `200 B`: a byte count in binary units.
+pub fn humanize_bytes(bytes: usize) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = "B";
+    for name in UNITS {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = name;
+    }
+    if unit == "B" || value.fract() == 0.0 {
+        format!("{value} {unit}")
+    } else {
+        format!("{value:.1} {unit}")
+    }
+}
+
 /// `1.5s`, `200ms`, `2m 3s`: short human-readable durations.
 pub fn humanize_duration(d: Duration) -> String {
     let ms = d.as_millis();
@@ -123,5 +201,45 @@ pub fn humanize_duration(d: Duration) -> String {
     } else {
         let secs = d.as_secs();
         format!("{}m {}s", secs / 60, secs % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_with_decimal_and_binary_units() {
+        assert_eq!(parse_size("200MiB"), Ok(200 << 20));
+        assert_eq!(parse_size("64mb"), Ok(64_000_000));
+        assert_eq!(parse_size(" 1.5 KiB "), Ok(1536));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("1GB"), Ok(1_000_000_000));
+        assert_eq!(parse_size("0kb"), Err(SizeError::Zero));
+        assert!(matches!(parse_size("lots"), Err(SizeError::NotASize(_))));
+        assert!(matches!(
+            parse_size("12 parsecs"),
+            Err(SizeError::NotASize(_))
+        ));
+        assert!(matches!(parse_size("-3MiB"), Err(SizeError::NotASize(_))));
+        assert!(matches!(
+            parse_size("99999999999999TiB"),
+            Err(SizeError::TooLarge(_))
+        ));
+        let message = parse_size("lots").unwrap_err().to_string();
+        assert!(message.contains("200MiB"), "{message}");
+    }
+
+    #[test]
+    fn sizes_show_in_binary_units() {
+        assert_eq!(humanize_bytes(DEFAULT_MAX_OUTPUT), "64 MiB");
+        assert_eq!(humanize_bytes(200 << 20), "200 MiB");
+        assert_eq!(humanize_bytes(1536), "1.5 KiB");
+        assert_eq!(humanize_bytes(1000), "1000 B");
+        assert_eq!(humanize_bytes(1 << 30), "1 GiB");
+        assert_eq!(
+            StopReason::OutputCapped(DEFAULT_MAX_OUTPUT).to_string(),
+            "output cut at 64 MiB (the output cap); the output is what it produced up to there"
+        );
     }
 }

@@ -1,7 +1,9 @@
 //! The terminal view of an agent run: a spinner while the model thinks or a
 //! step runs (on a terminal only), one line per step with the policy's
 //! verdict, and a one-line preview of each result. Without a terminal the
-//! lines are plain and append-only (logs, CI).
+//! lines are plain and append-only (logs, CI): a line when a model turn
+//! starts and a heartbeat line while it (or a step) runs, so a long turn
+//! still shows life. Quiet, only errors are drawn.
 //!
 //! ```text
 //! ● mkdir build [confirm write: writes files]
@@ -12,6 +14,7 @@
 //! ```
 
 use std::{
+    ffi::OsString,
     io::Write,
     sync::{
         Arc, Mutex, MutexGuard, PoisonError,
@@ -35,6 +38,11 @@ const TICK: Duration = Duration::from_millis(100);
 const PREVIEW_CHARS: usize = 40;
 /// The fewest characters a cut preview keeps, however narrow the terminal.
 const MIN_PREVIEW: usize = 16;
+/// How often a heartbeat line is written without a terminal, unless
+/// `NU_AGENT_HEARTBEAT_SECS` says otherwise.
+pub const HEARTBEAT: Duration = Duration::from_secs(10);
+/// The variable that sets the heartbeat interval in seconds (0: none).
+pub const HEARTBEAT_VAR: &str = "NU_AGENT_HEARTBEAT_SECS";
 /// Carriage return and clear-to-end-of-line: redraws the spinner line.
 const CLEAR_LINE: &str = "\r\x1b[2K";
 
@@ -58,24 +66,62 @@ pub struct ViewOptions {
     /// Echo streamed answer text as it comes; false when the front end
     /// prints the answer itself (the spinner then previews it instead).
     pub show_text: bool,
-    /// Show reasoning text, each step's `why` and each model turn.
+    /// Show reasoning text and each step's `why`.
     pub verbose: bool,
+    /// Draw only errors (the end of a run that failed or was cancelled):
+    /// no spinner, no step lines, no heartbeat.
+    pub quiet: bool,
+    /// Without animation: how often a line says a model turn or a step is
+    /// still going (`None`: never).
+    pub heartbeat: Option<Duration>,
 }
 
 impl ViewOptions {
     /// For stderr: colour (unless `NO_COLOR` is set) and animation when it
     /// is a terminal, its width (or `COLUMNS`, or 80); verbose when
-    /// `NU_AGENT_VERBOSE` is set. The answer is left to the front end.
+    /// `NU_AGENT_VERBOSE` is set; a heartbeat every
+    /// `NU_AGENT_HEARTBEAT_SECS` (default 10) when it is not a terminal.
+    /// The answer is left to the front end.
     pub fn for_stderr() -> ViewOptions {
+        ViewOptions::for_stderr_with(&|name| std::env::var_os(name))
+    }
+
+    /// [`ViewOptions::for_stderr`] with the variables read through
+    /// `lookup` (a plugin reads its host's environment).
+    pub fn for_stderr_with(lookup: &dyn Fn(&str) -> Option<OsString>) -> ViewOptions {
         // SAFETY: isatty only inspects the descriptor.
         let tty = unsafe { libc::isatty(2) } == 1;
+        let set = |name: &str| lookup(name).is_some_and(|v| !v.is_empty());
         ViewOptions {
-            color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            color: tty && !set("NO_COLOR"),
             animate: tty,
             width: terminal_width(tty),
             show_text: false,
-            verbose: std::env::var_os("NU_AGENT_VERBOSE").is_some_and(|v| !v.is_empty()),
+            verbose: set("NU_AGENT_VERBOSE"),
+            quiet: false,
+            heartbeat: heartbeat_interval(lookup(HEARTBEAT_VAR)),
         }
+    }
+
+    /// These options, drawing only errors when `quiet`.
+    pub fn with_quiet(mut self, quiet: bool) -> ViewOptions {
+        self.quiet = quiet;
+        self
+    }
+}
+
+/// The heartbeat interval from `NU_AGENT_HEARTBEAT_SECS`: whole or
+/// fractional seconds, 0 for none; unset or unreadable, the default.
+fn heartbeat_interval(value: Option<OsString>) -> Option<Duration> {
+    let Some(value) = value else {
+        return Some(HEARTBEAT);
+    };
+    match value.to_str().map(str::trim).map(str::parse::<f64>) {
+        Some(Ok(0.0)) => None,
+        Some(Ok(secs)) if secs.is_finite() && secs > 0.0 => {
+            Some(Duration::from_secs_f64(secs.min(86_400.0)))
+        }
+        _ => Some(HEARTBEAT),
     }
 }
 
@@ -112,6 +158,10 @@ struct Spinner {
     since: Instant,
     /// The tail of the streamed answer text, one line.
     preview: String,
+    /// Pieces of text (about one token each) streamed in this turn.
+    tokens: usize,
+    /// Heartbeat lines written for this wait.
+    beats: u32,
 }
 
 /// Streamed text on screen.
@@ -223,12 +273,41 @@ impl State {
         self.drawn = true;
     }
 
+    /// Without animation: a plain line when the wait has gone on for
+    /// another heartbeat interval.
+    fn beat(&mut self) {
+        let Some(every) = self.options.heartbeat.filter(|_| !self.options.animate) else {
+            return;
+        };
+        let Some(spinner) = &mut self.spinner else {
+            return;
+        };
+        let elapsed = spinner.since.elapsed();
+        let due = every.saturating_mul(spinner.beats.saturating_add(1));
+        if elapsed < due {
+            return;
+        }
+        spinner.beats = spinner.beats.saturating_add(1);
+        let secs = elapsed.as_secs();
+        let text = match spinner.waiting {
+            Waiting::Model { .. } if spinner.tokens > 0 => {
+                format!("thinking… {secs} s, {} tokens", spinner.tokens)
+            }
+            Waiting::Model { .. } => format!("thinking… {secs} s"),
+            Waiting::Step => format!("running… {secs} s"),
+        };
+        let text = self.paint(DIM, &text);
+        self.line(&text);
+    }
+
     fn spin(&mut self, waiting: Waiting) {
         self.end_stream();
         self.spinner = Some(Spinner {
             waiting,
             since: Instant::now(),
             preview: String::new(),
+            tokens: 0,
+            beats: 0,
         });
         self.frame = 0;
         self.draw_spinner();
@@ -325,10 +404,14 @@ impl State {
 
     fn draw(&mut self, event: &AgentEvent) {
         let width = self.options.width;
+        if self.options.quiet && !matches!(event, AgentEvent::Failed { .. } | AgentEvent::Cancelled)
+        {
+            return;
+        }
         match event {
             AgentEvent::Thinking { step, max_steps } => {
                 let (step, max_steps) = (*step, *max_steps);
-                if !self.options.animate && self.options.verbose {
+                if !self.options.animate {
                     let text = self.paint(DIM, &format!("thinking… (step {step}/{max_steps})"));
                     self.line(&text);
                 }
@@ -337,6 +420,7 @@ impl State {
             AgentEvent::Text(text) if self.options.show_text => self.echo(Stream::Text, text),
             AgentEvent::Text(text) => {
                 if let Some(spinner) = &mut self.spinner {
+                    spinner.tokens += 1;
                     spinner.preview.push_str(&one_line(text));
                     spinner.preview = tail(&spinner.preview, PREVIEW_CHARS);
                     // Redrawn by the next tick.
@@ -345,7 +429,11 @@ impl State {
             AgentEvent::Reasoning(text) if self.options.verbose => {
                 self.echo(Stream::Reasoning, text)
             }
-            AgentEvent::Reasoning(_) => {}
+            AgentEvent::Reasoning(_) => {
+                if let Some(spinner) = &mut self.spinner {
+                    spinner.tokens += 1;
+                }
+            }
             AgentEvent::Notice(text) => {
                 let text = self.paint(YELLOW, &format!("note: {}", one_line(text)));
                 self.line(&text);
@@ -412,7 +500,8 @@ pub struct ProgressView {
 
 impl ProgressView {
     /// A view writing to `out`; with `options.animate`, a thread redraws
-    /// the spinner line about ten times a second.
+    /// the spinner line about ten times a second, and without it the same
+    /// thread writes the heartbeat lines (none when quiet).
     pub fn new(out: Box<dyn Write + Send>, options: ViewOptions) -> ProgressView {
         let state = Arc::new(Mutex::new(State {
             out,
@@ -424,13 +513,19 @@ impl ProgressView {
             open_line: false,
         }));
         let running = Arc::new(AtomicBool::new(true));
-        let ticker = if options.animate {
+        let ticks = options.animate || options.heartbeat.is_some();
+        // A heartbeat shorter than a frame (tests) is checked as often.
+        let every = match options.heartbeat {
+            Some(beat) if !options.animate => beat.min(TICK),
+            _ => TICK,
+        };
+        let ticker = if ticks && !options.quiet {
             let state = state.clone();
             let running = running.clone();
             // Without the thread the view still draws, only unanimated.
             std::thread::Builder::new()
                 .name("progress-spinner".into())
-                .spawn(move || tick(&state, &running))
+                .spawn(move || tick(&state, &running, every))
                 .ok()
         } else {
             None
@@ -487,10 +582,11 @@ impl Drop for ProgressView {
     }
 }
 
-/// The spinner thread: redraw while a spinner shows, until `running` ends.
-fn tick(state: &Mutex<State>, running: &AtomicBool) {
+/// The spinner thread: redraw while a spinner shows (or write a heartbeat
+/// line when one is due), until `running` ends.
+fn tick(state: &Mutex<State>, running: &AtomicBool, every: Duration) {
     loop {
-        std::thread::park_timeout(TICK);
+        std::thread::park_timeout(every);
         if !running.load(Ordering::SeqCst) {
             return;
         }
@@ -501,6 +597,7 @@ fn tick(state: &Mutex<State>, running: &AtomicBool) {
         if state.spinner.is_some() {
             state.frame = state.frame.wrapping_add(1);
             state.draw_spinner();
+            state.beat();
         }
     }
 }
@@ -612,6 +709,8 @@ mod tests {
             width,
             show_text: false,
             verbose: false,
+            quiet: false,
+            heartbeat: None,
         }
     }
 
@@ -703,9 +802,11 @@ mod tests {
         view.finish();
         assert_eq!(
             out.text(),
-            "  ≡ help ls\n\
+            "thinking… (step 1/15)\n\
+             \x20 ≡ help ls\n\
              ● ls | length [allow read]\n\
              \x20 └ $out.0 · 3 · 400ms\n\
+             thinking… (step 2/15)\n\
              \x20 ↻ the call could not be read; asked again\n\
              ● mkdir x [confirm write: x]\n\
              \x20 └ denied: not approved: write: x\n\
@@ -716,7 +817,8 @@ mod tests {
              ● rm -rf / [block delete: /]\n\
              \x20 └ blocked\n\
              note: older results shortened\n\
-             \x20 ⇢ the user typed: also count dirs\n"
+             \x20 ⇢ the user typed: also count dirs\n\
+             thinking… (step 3/15)\n"
         );
     }
 
@@ -729,7 +831,105 @@ mod tests {
         });
         view.event(&AgentEvent::Cancelled);
         view.finish();
+        assert_eq!(
+            out.text(),
+            "thinking… (step 1/15)\n✗ no answer within 15 steps\n✗ cancelled\n"
+        );
+    }
+
+    #[test]
+    fn without_a_terminal_a_timer_writes_heartbeat_lines() {
+        let (view, out) = open(ViewOptions {
+            heartbeat: Some(Duration::from_millis(60)),
+            ..plain(80)
+        });
+        view.event(&thinking(1));
+        view.event(&AgentEvent::Text("one ".into()));
+        view.event(&AgentEvent::Reasoning("two".into()));
+        // Nothing more streams: the beats come from the timer alone.
+        std::thread::sleep(Duration::from_millis(230));
+        view.event(&proposed("ls", Verdict::Allow, "read"));
+        let len = out.len();
+        std::thread::sleep(Duration::from_millis(150));
+        assert_eq!(out.len(), len, "no beat between turns");
+        view.event(&AgentEvent::Running {
+            step: 1,
+            pipeline: "ls".into(),
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        view.event(&observed(StepStatus::Ok, Some(0), "3"));
+        view.finish();
+        let text = out.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "thinking… (step 1/15)", "{text}");
+        let beats = lines
+            .iter()
+            .filter(|l| **l == "thinking… 0 s, 2 tokens")
+            .count();
+        assert!(beats >= 2, "{text}");
+        assert!(
+            text.contains("● ls [allow read]\nrunning… 0 s\n")
+                && text.ends_with("running… 0 s\n  └ $out.0 · 3 · 400ms\n"),
+            "{text}"
+        );
+        assert!(!text.contains('\r') && !text.contains('\x1b'), "{text:?}");
+        let len = out.len();
+        std::thread::sleep(Duration::from_millis(150));
+        assert_eq!(out.len(), len, "nothing after finish");
+    }
+
+    #[test]
+    fn a_turn_without_streamed_text_beats_without_a_token_count() {
+        let (view, out) = open(ViewOptions {
+            heartbeat: Some(Duration::from_millis(40)),
+            ..plain(80)
+        });
+        view.event(&thinking(2));
+        std::thread::sleep(Duration::from_millis(120));
+        view.finish();
+        let text = out.text();
+        assert!(
+            text.starts_with("thinking… (step 2/15)\nthinking… 0 s\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn quiet_draws_only_errors() {
+        let (view, out) = open(ViewOptions {
+            quiet: true,
+            verbose: true,
+            heartbeat: Some(Duration::from_millis(20)),
+            ..plain(80)
+        });
+        view.event(&thinking(1));
+        view.event(&AgentEvent::Reasoning("hmm".into()));
+        std::thread::sleep(Duration::from_millis(80));
+        view.event(&proposed("ls", Verdict::Allow, "read"));
+        view.event(&observed(StepStatus::Ok, Some(0), "3"));
+        view.event(&AgentEvent::Notice("older results shortened".into()));
+        view.event(&AgentEvent::Failed {
+            error: "no answer within 15 steps".into(),
+        });
+        view.event(&AgentEvent::Cancelled);
+        view.finish();
         assert_eq!(out.text(), "✗ no answer within 15 steps\n✗ cancelled\n");
+    }
+
+    #[test]
+    fn the_heartbeat_interval_comes_from_the_variable() {
+        let secs = |v: &str| heartbeat_interval(Some(OsString::from(v)));
+        assert_eq!(heartbeat_interval(None), Some(HEARTBEAT));
+        assert_eq!(secs("2"), Some(Duration::from_secs(2)));
+        assert_eq!(secs(" 0.5 "), Some(Duration::from_millis(500)));
+        assert_eq!(secs("0"), None);
+        assert_eq!(secs("soon"), Some(HEARTBEAT));
+        assert_eq!(secs("-3"), Some(HEARTBEAT));
+        let options = ViewOptions::for_stderr_with(&|name| {
+            (name == HEARTBEAT_VAR).then(|| OsString::from("1"))
+        });
+        assert_eq!(options.heartbeat, Some(Duration::from_secs(1)));
+        assert!(!options.quiet && options.with_quiet(true).quiet);
     }
 
     #[test]
@@ -835,7 +1035,8 @@ mod tests {
         view.finish();
         assert_eq!(
             out.text(),
-            "I will count\n● ls | length [allow read]\nThere are 3.\n"
+            "thinking… (step 1/15)\nI will count\n● ls | length [allow read]\n\
+             thinking… (step 2/15)\nThere are 3.\n"
         );
     }
 

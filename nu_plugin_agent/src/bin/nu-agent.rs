@@ -24,7 +24,9 @@ use agent_core::{
         sandbox::{self, SandboxMode, WORKER_ARG},
         worker_engine,
     },
-    shell::{CancelToken, Engine, Limits, Session, SessionSeed, StopReason},
+    shell::{
+        CancelToken, Engine, Limits, Session, SessionSeed, StopReason, humanize_bytes, parse_size,
+    },
     ui::TerminalApprover,
 };
 use clap::{Args, Parser, Subcommand};
@@ -84,6 +86,10 @@ enum Command {
         /// (data is null for a text answer).
         #[arg(long, conflicts_with = "cd")]
         json: bool,
+        /// Print no progress on stderr (steps, the heartbeat outside a
+        /// terminal); errors and the answer still show.
+        #[arg(long, short = 'q')]
+        quiet: bool,
         #[command(flatten)]
         approval: ApprovalFlags,
     },
@@ -104,6 +110,10 @@ enum Command {
         /// Stop after this long, e.g. 500ms, 30s, 2m.
         #[arg(long, value_parser = parse_duration)]
         timeout: Option<Duration>,
+        /// Most output kept from one stream, e.g. 200MiB or 1GB (default:
+        /// agent.max_output, 64 MiB); past it the run is cut.
+        #[arg(long, value_name = "SIZE", value_parser = parse_max_output)]
+        max_output: Option<usize>,
         #[command(flatten)]
         approval: ApprovalFlags,
         #[command(flatten)]
@@ -237,6 +247,7 @@ fn main() -> ExitCode {
             max_steps,
             cd,
             json,
+            quiet,
             approval,
         } => {
             let args = ask::AskArgs {
@@ -246,6 +257,7 @@ fn main() -> ExitCode {
                 max_steps,
                 cd,
                 json,
+                quiet,
             };
             let cancel = cancel_on_ctrl_c();
             ask::ask(args, config, approver(&approval), &cancel)
@@ -256,6 +268,7 @@ fn main() -> ExitCode {
             observe,
             budget,
             timeout,
+            max_output,
             approval,
             overrides,
             disable_layer,
@@ -286,7 +299,12 @@ fn main() -> ExitCode {
                 observe,
                 budget,
             };
-            run(&pipeline, policy, &approval, layers, timeout, &output)
+            let mut limits = Limits::default()
+                .with_max_output_bytes(max_output.unwrap_or(config.agent.max_output));
+            if let Some(timeout) = timeout {
+                limits = limits.with_timeout(timeout);
+            }
+            run(&pipeline, policy, &approval, layers, &limits, &output)
         }
         Command::Policy { command } => match command {
             PolicyCommand::Check {
@@ -505,7 +523,7 @@ fn run(
     policy: Policy,
     approval: &ApprovalFlags,
     layers: Layers,
-    timeout: Option<Duration>,
+    limits: &Limits,
     output: &Output,
 ) -> ExitCode {
     let seed = match SessionSeed::from_process() {
@@ -533,12 +551,8 @@ fn run(
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    let mut limits = Limits::default();
-    if let Some(timeout) = timeout {
-        limits = limits.with_timeout(timeout);
-    }
     let cancel = cancel_on_ctrl_c();
-    let ran = shell.run(pipeline, &limits, &cancel);
+    let ran = shell.run(pipeline, limits, &cancel);
     let outcome = &ran.outcome;
     let session = shell.session();
 
@@ -575,8 +589,13 @@ fn run(
     if let Some(Value::String { val, .. }) = &outcome.stderr {
         eprint!("{val}");
     }
-    if let Some(stopped) = &outcome.stopped {
-        eprintln!("nu-agent: {stopped}");
+    match &outcome.stopped {
+        Some(StopReason::OutputCapped(bytes)) => eprintln!(
+            "nu-agent: output cut at {}; raise it with --max-output",
+            humanize_bytes(*bytes)
+        ),
+        Some(stopped) => eprintln!("nu-agent: {stopped}"),
+        None => {}
     }
     exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code)
 }
@@ -701,6 +720,11 @@ fn exit_code(stopped: &Option<StopReason>, failed: bool, external: Option<i32>) 
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `200MiB`, `64MB`, `1GiB`, or plain bytes.
+fn parse_max_output(text: &str) -> Result<usize, String> {
+    parse_size(text).map_err(|e| e.to_string())
 }
 
 /// `500ms`, `30s`, `2m`, `1h`, or plain seconds.

@@ -156,7 +156,7 @@ impl PluginCommand for AgentExplain {
                 .max_steps
                 .min(if investigate { 8 } else { 3 }),
         };
-        let (view, sink) = terminal_view();
+        let (view, sink) = terminal_view(engine, false);
         let mut agent = Agent::new(
             prepared.backend,
             prepared.shell,

@@ -9,7 +9,7 @@ use agent_core::{
         Approver, BLOCKED_CODE, DENIED_CODE, Decision, NonInteractive, Pattern, PolicyHook,
         PolicyShell, ShellOptions, Verdict,
     },
-    shell::{CancelToken, Diagnostic, Limits, StopReason},
+    shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_bytes},
 };
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{
@@ -51,6 +51,12 @@ impl SimplePluginCommand for AgentRun {
                 "Stop the run after this long and return what it produced.",
                 Some('t'),
             )
+            .named(
+                "max-output",
+                SyntaxShape::Filesize,
+                "Most output kept from one stream, e.g. 200MiB (default: agent.max_output, 64 MiB); past it the run is cut.",
+                None,
+            )
             .switch(
                 "observe",
                 "Return the text the model would see instead of the value.",
@@ -85,6 +91,11 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             Example {
                 example: r#"agent run "ls | where size > 1mb" --timeout 10sec"#,
                 description: "Bound a run by time",
+                result: None,
+            },
+            Example {
+                example: r#"agent run --max-output 200MiB "1..2000000 | each {|i| $i}" | length"#,
+                description: "Raise the output cap (64 MiB per stream by default) for a large result",
                 result: None,
             },
             Example {
@@ -126,6 +137,7 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
         }
 
         let config = config_from_caller(engine, call.head)?;
+        limits = limits.with_max_output_bytes(max_output(call, config.agent.max_output)?);
         let yes = call.has_flag("yes")?;
         let approve = approve_patterns(call)?;
         let prompt = (!yes && approve.is_empty()).then(|| Arc::new(PromptApprover::new(engine)));
@@ -198,6 +210,10 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
                         pipeline.span,
                     ));
             }
+            Some(StopReason::OutputCapped(bytes)) => eprintln!(
+                "warning: agent run: output cut at {}; raise it with --max-output",
+                humanize_bytes(*bytes)
+            ),
             Some(stopped) => eprintln!("warning: agent run {stopped}"),
             None => {}
         }
@@ -218,6 +234,27 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
         }
         Ok(respan(outcome.value, call.head))
     }
+}
+
+/// The output cap: `--max-output`, else `configured` (`agent.max_output`).
+fn max_output(call: &EvaluatedCall, configured: usize) -> Result<usize, LabeledError> {
+    let Some(value) = call.get_flag::<Value>("max-output")? else {
+        return Ok(configured);
+    };
+    let span = value.span();
+    let bytes = match value {
+        Value::Filesize { val, .. } => val.get(),
+        _ => 0,
+    };
+    usize::try_from(bytes)
+        .ok()
+        .filter(|b| *b > 0)
+        .ok_or_else(|| {
+            LabeledError::new("--max-output must be a size above 0")
+                .with_code("nu_agent::run::max_output")
+                .with_label("not a positive size", span)
+                .with_help("for example: --max-output 200MiB")
+        })
 }
 
 /// `--yes` and `--approve`: approving in advance what would ask.

@@ -94,7 +94,7 @@ nu-scripts/agent.nu binds Alt+S to replace the command line with the suggestion 
             call.get_flag("model")?,
             head,
         )?;
-        let (view, sink) = terminal_view();
+        let (view, sink) = terminal_view(engine, false);
         let (cancel, _interrupt) = cancel_on_interrupt(engine)?;
         sink(&agent_core::agent::AgentEvent::Thinking {
             step: 1,

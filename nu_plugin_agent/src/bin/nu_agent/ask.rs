@@ -18,7 +18,7 @@ use agent_core::{
     llm::BackendKind,
     policy::{PolicyShell, ShellOptions},
     shell::{Engine, Session, SessionSeed},
-    ui::ProgressView,
+    ui::{ProgressView, ViewOptions},
 };
 use nu_protocol::{Span, Value};
 
@@ -35,6 +35,7 @@ pub struct AskArgs {
     pub max_steps: Option<usize>,
     pub cd: bool,
     pub json: bool,
+    pub quiet: bool,
 }
 
 /// Run one request; the exit code says how it ended (0 answered, 1 failed,
@@ -126,7 +127,8 @@ pub fn ask(
     } else {
         (None, Vec::new())
     };
-    let view = Arc::new(ProgressView::stderr());
+    let options = ViewOptions::for_stderr().with_quiet(args.quiet);
+    let view = Arc::new(ProgressView::new(Box::new(std::io::stderr()), options));
     let sink_view = view.clone();
     let sink: EventSink = Arc::new(move |event: &AgentEvent| sink_view.event(event));
     let mut agent = Agent::resume(
