@@ -45,7 +45,7 @@ const THREADS: usize = 2;
 const POLICY_CODE_PREFIX: &str = "nu_agent::policy::";
 /// The help line of a block by the static layer (a guard's block says
 /// "this does not run whatever is approved").
-const STATIC_BLOCK_HELP: &str = "this pipeline does not run";
+const STATIC_BLOCK_HELP: &str = "blocks this pipeline before it runs";
 
 /// What the kernel says when the sandbox stops a write, a privilege change
 /// or a connection (lowercase).

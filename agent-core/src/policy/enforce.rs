@@ -424,7 +424,7 @@ impl PolicyShell {
                 let diagnostic = Diagnostic::plain(
                     super::BLOCKED_CODE,
                     format!("blocked by policy: {}", reasons.join("; ")),
-                    Some(super::BLOCKED_HELP.into()),
+                    Some(super::BLOCKED_BEFORE_RUN_HELP.into()),
                 );
                 return self.not_run(pipeline, decision, diagnostic);
             }

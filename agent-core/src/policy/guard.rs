@@ -494,7 +494,11 @@ fn not_approved(row: &Row, span: Span) -> ShellError {
 pub const NOT_APPROVED_HELP: &str =
     "approve it at the prompt, or run with --yes or --approve <pattern>";
 /// The user's hint on a step or pipeline the policy blocks.
-pub const BLOCKED_HELP: &str = "the policy blocks it whatever is approved; to allow it, change the policy ($env.config.plugins.agent.policy, or nu-agent's config file)";
+pub const BLOCKED_HELP: &str = "the policy blocks this step whatever is approved; to allow it, change the policy ($env.config.plugins.agent.policy, or nu-agent's config file)";
+
+/// The user's help line for a pipeline the static check blocks (nothing
+/// of it ran).
+pub const BLOCKED_BEFORE_RUN_HELP: &str = "the policy blocks this pipeline before it runs, whatever is approved; to allow it, change the policy ($env.config.plugins.agent.policy, or nu-agent's config file)";
 /// The user's hint on a step refused inside `try` while the rest ran.
 const REFUSED_IN_RUN_HELP: &str = "the refused step did not run; the rest of the pipeline did";
 

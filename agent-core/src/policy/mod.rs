@@ -33,8 +33,8 @@ pub use category::{Category, Verdict};
 pub use decide::{Decision, Judge, Row};
 pub use enforce::{Layers, PolicyHook, PolicyShell, Ran, ShellOptions, facts_for, worker_engine};
 pub use guard::{
-    BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent, Guardrails, NOT_APPROVED_HELP,
-    guarded_engine, label,
+    BLOCKED_BEFORE_RUN_HELP, BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent, Guardrails,
+    NOT_APPROVED_HELP, guarded_engine, label,
 };
 pub use paths::{PathFacts, ReadJudgement, WriteJudgement};
 pub use pattern::{Pattern, PatternError};
