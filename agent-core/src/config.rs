@@ -48,6 +48,111 @@ pub enum ConfigTextError {
     Invalid(ConfigError),
 }
 
+/// What `nu-agent config init` writes: every key of the configuration
+/// record with its default and why, as NUON comments. Keys whose default
+/// is "decided at run time" or "none" are commented out; the rest hold
+/// their default values, so the file reads back as the defaults.
+pub const CONFIG_TEMPLATE: &str = r#"# nu-agent's configuration: the record of $env.config.plugins.agent, as NUON
+# data. It is parsed, never run: literals only (durations like 5min and sizes
+# like 64MiB are fine; closures, variables and commands are not).
+# Every key below holds its default; change what you need, delete the rest.
+{
+  policy: {
+    # read-only | confirm | auto-read | yolo: confirm asks before anything
+    # that writes, deletes, uses the network or runs an unknown program.
+    mode: confirm
+    # Globs over the command with its arguments, e.g. "^git push origin *".
+    allow: []            # run without asking (never lowers a block)
+    confirm: []          # always ask
+    block: []            # never run
+    protect: []          # extra paths never written or deleted (~ expands)
+    # off | read-only | workspace-write: the OS sandbox (Landlock + seccomp)
+    # lets a run write only beneath the current dir, the temp dir and `writable`.
+    sandbox: workspace-write
+    writable: []         # extra writable roots for the sandbox
+    network: false       # sandboxed runs may not open internet sockets unasked
+    external_sandbox: true   # each external runs narrowed to its verdict (a read: read-only, offline)
+    env: []              # secret-looking variables the agent may see anyway (names or PREFIX*)
+    trash: true          # rm moves to the trash, so `agent undo` can restore
+    password_ttl: 5min   # how long a sudo password typed at the prompt is remembered
+    # hook: a closure judging each plan; only in nu config (a file holds no code)
+  }
+  model: {
+    backend: local       # local: a GGUF model run by llama.cpp; openai: an OpenAI-compatible server
+    # name: qwen3-1.7b   # default: chosen for this machine (see `nu-agent model info`)
+    context: 0           # context tokens; 0: the model's own, capped by memory and 32k
+    # gpu_layers: 99     # default: all layers when the build has a GPU backend
+    # threads: 4         # default: the machine's cores
+    keep_alive: 5min     # the model stays loaded this long after its last use
+    think: false         # let the model reason in <think> (slower, sometimes better)
+    temperature: 0.2     # 0 to 2: low keeps pipelines predictable
+    max_tokens: 1024     # most tokens per model turn
+    prefix_cache: true   # save the system prompt's KV state so a new process skips it
+    # url: "http://127.0.0.1:8080/v1"   # the server, with backend: openai
+    # remote_model: default             # the model name sent to the server
+    # api_key_env: OPENAI_API_KEY       # the NAME of the variable holding the key, never the key
+    timeout: 2min        # longest wait for the server
+    retries: 2           # retries of a 429, a 5xx or a refused connection
+    # fallback: local    # go on with the local model when the server cannot be reached
+    # hub: "https://huggingface.co"     # where `nu-agent model pull` downloads from
+    dirs: []             # extra directories with model files (absolute or ~/...)
+  }
+  agent: {
+    max_steps: 15        # model turns per request
+    step_timeout: 5min   # wall-clock limit of one pipeline
+    max_output: 64MiB    # output cap per stream of one pipeline
+    observe_tokens: 1500 # tokens of one result shown to the model
+    # tool_choice: required   # default: required with the local backend (small models), auto with a server
+    # context_tools: [git cargo python3 docker]   # default: a built-in list of common programs
+    history: true        # save conversations in the state dir
+  }
+}
+"#;
+
+/// Why `nu-agent config init` did not write the template.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigInitError {
+    #[error(
+        "{} already exists; nothing was written (move it away, or pass --config with another path)",
+        path.display()
+    )]
+    Exists { path: PathBuf },
+    #[error("cannot write the configuration file {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Write [`CONFIG_TEMPLATE`] to `path`, creating its directory; an
+/// existing file (or anything else at `path`) is never replaced.
+pub fn write_template(path: &Path) -> Result<(), ConfigInitError> {
+    let write_error = |source| ConfigInitError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(write_error)?;
+    }
+    // create_new: the check and the creation are one step, so a file that
+    // appears meanwhile is not overwritten either.
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|source| {
+            if source.kind() == std::io::ErrorKind::AlreadyExists {
+                ConfigInitError::Exists {
+                    path: path.to_path_buf(),
+                }
+            } else {
+                write_error(source)
+            }
+        })?;
+    std::io::Write::write_all(&mut file, CONFIG_TEMPLATE.as_bytes()).map_err(write_error)
+}
+
 impl ConfigTextError {
     fn in_file(self, path: &Path) -> ConfigFileError {
         let path = path.to_path_buf();
@@ -232,12 +337,21 @@ impl AgentConfig {
         if let Some(path) = std::env::var_os("NU_AGENT_CONFIG").filter(|p| !p.is_empty()) {
             return Some(PathBuf::from(path));
         }
+        AgentConfig::default_path().filter(|path| path.is_file())
+    }
+
+    /// Where `nu-agent`'s configuration file goes: `NU_AGENT_CONFIG`, else
+    /// `$XDG_CONFIG_HOME/nu-agent/config.nuon` (`~/.config/...`), whether
+    /// or not it exists; `None` without a home directory.
+    pub fn default_path() -> Option<PathBuf> {
+        if let Some(path) = std::env::var_os("NU_AGENT_CONFIG").filter(|p| !p.is_empty()) {
+            return Some(PathBuf::from(path));
+        }
         let base = std::env::var_os("XDG_CONFIG_HOME")
             .filter(|p| !p.is_empty())
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-        let path = base.join("nu-agent").join("config.nuon");
-        path.is_file().then_some(path)
+        Some(base.join("nu-agent").join("config.nuon"))
     }
 }
 
@@ -456,5 +570,73 @@ mod tests {
         let err = AgentConfig::from_value(Some(&unknown)).unwrap_err();
         assert_eq!(err.key, "modle");
         assert!(err.message.contains("unknown key"), "{err}");
+    }
+
+    #[test]
+    fn the_template_reads_back_as_the_defaults() {
+        assert_eq!(
+            AgentConfig::from_nuon(CONFIG_TEMPLATE).unwrap(),
+            AgentConfig::default()
+        );
+        // Uncommenting a line gives a valid configuration too.
+        let uncommented: String = CONFIG_TEMPLATE
+            .lines()
+            .map(|line| match line.trim_start().strip_prefix("# ") {
+                Some(rest)
+                    if rest.split_once(':').is_some_and(|(key, _)| {
+                        crate::llm::MODEL_KEYS.contains(&key)
+                            || crate::agent::AGENT_KEYS.contains(&key)
+                    }) =>
+                {
+                    format!("{rest}\n")
+                }
+                _ => format!("{line}\n"),
+            })
+            .collect();
+        let config = AgentConfig::from_nuon(&uncommented).unwrap();
+        assert_eq!(config.model.name.as_deref(), Some("qwen3-1.7b"));
+        assert!(config.model.fallback_local);
+    }
+
+    #[test]
+    fn the_template_names_every_key() {
+        let keys = [
+            ("policy", crate::policy::POLICY_KEYS),
+            ("model", crate::llm::MODEL_KEYS),
+            ("agent", crate::agent::AGENT_KEYS),
+        ];
+        for (section, section_keys) in keys {
+            assert!(CONFIG_TEMPLATE.contains(&format!("  {section}: {{")));
+            for key in section_keys {
+                let named = CONFIG_TEMPLATE.lines().any(|line| {
+                    let line = line.trim_start();
+                    let line = line.strip_prefix("# ").unwrap_or(line);
+                    line.starts_with(&format!("{key}:"))
+                });
+                assert!(named, "{section}.{key} is not in the template");
+            }
+        }
+    }
+
+    #[test]
+    fn the_template_is_written_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deeper").join("config.nuon");
+        write_template(&path).unwrap();
+        assert_eq!(
+            AgentConfig::from_file(&path).unwrap(),
+            AgentConfig::default()
+        );
+        std::fs::write(&path, "{ policy: { mode: yolo } }").unwrap();
+        let err = write_template(&path).unwrap_err();
+        assert!(matches!(err, ConfigInitError::Exists { .. }), "{err}");
+        assert!(
+            err.to_string().contains(&path.display().to_string()),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{ policy: { mode: yolo } }"
+        );
     }
 }

@@ -276,3 +276,83 @@ fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("`lots` is not a size"), "{stderr}");
 }
+
+#[test]
+fn config_init_writes_a_template_that_reads_back_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default path: $XDG_CONFIG_HOME/nu-agent/config.nuon.
+    let init = |extra: &[&str]| {
+        Command::new(workspace_binary("nu-agent"))
+            .args(extra)
+            .args(["config", "init"])
+            .current_dir(dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("xdg"))
+            .env_remove("NU_AGENT_CONFIG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nu-agent")
+    };
+    let out = init(&[]);
+    let default_path = dir.path().join("xdg/nu-agent/config.nuon");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(&default_path).unwrap(),
+        agent_core::config::CONFIG_TEMPLATE
+    );
+    // --config FILE, and the file it writes is what the CLI then reads.
+    let path = dir.path().join("mine.nuon");
+    let path_arg = path.to_str().unwrap();
+    assert_eq!(init(&["--config", path_arg]).status.code(), Some(0));
+    let shown = stdout_of(&nu_agent(
+        dir.path(),
+        &["--config", path_arg, "policy", "show", "--json"],
+    ));
+    let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["mode"], "confirm");
+    assert_eq!(shown["sandbox"], "workspace-write");
+
+    std::fs::write(&path, "{ policy: { mode: yolo } }\n").unwrap();
+    let again = init(&["--config", path_arg]);
+    assert_eq!(again.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(stderr.contains(path_arg), "{stderr}");
+    assert!(stderr.contains("already exists"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "{ policy: { mode: yolo } }\n"
+    );
+}
+
+#[test]
+fn completions_name_the_subcommands() {
+    let dir = tempfile::tempdir().unwrap();
+    // How each shell's script offers a subcommand.
+    type Offer = fn(&str) -> String;
+    let offers: [(&str, Offer); 3] = [
+        ("bash", |name| format!(" {name} ")),
+        ("zsh", |name| format!("'{name}:")),
+        ("fish", |name| format!("-a \"{name}\"")),
+    ];
+    for (shell, offer) in offers {
+        let script = stdout_of(&nu_agent(dir.path(), &["completions", shell]));
+        for subcommand in [
+            "ask",
+            "run",
+            "policy",
+            "model",
+            "config",
+            "completions",
+            "init",
+            "pull",
+        ] {
+            assert!(
+                script.contains(&offer(subcommand)),
+                "{shell}: {subcommand} is not offered in\n{script}"
+            );
+        }
+    }
+    let zsh = stdout_of(&nu_agent(dir.path(), &["completions", "zsh"]));
+    assert!(zsh.starts_with("#compdef nu-agent"), "{zsh}");
+    let out = nu_agent(dir.path(), &["completions", "powershell"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -133,6 +133,43 @@ enum Command {
         #[command(subcommand)]
         command: ModelCommand,
     },
+    /// The configuration file.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// Print a completion script for a shell, e.g.
+    /// `nu-agent completions bash > ~/.local/share/bash-completion/completions/nu-agent`.
+    Completions {
+        /// bash, zsh or fish.
+        shell: CompletionShell,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Write a commented configuration file holding every key with its
+    /// default (to --config FILE, else $NU_AGENT_CONFIG, else
+    /// ~/.config/nu-agent/config.nuon); an existing file is never replaced.
+    Init,
+}
+
+/// The shells `nu-agent completions` writes scripts for.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+impl From<CompletionShell> for clap_complete::Shell {
+    fn from(shell: CompletionShell) -> clap_complete::Shell {
+        match shell {
+            CompletionShell::Bash => clap_complete::Shell::Bash,
+            CompletionShell::Zsh => clap_complete::Shell::Zsh,
+            CompletionShell::Fish => clap_complete::Shell::Fish,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -232,6 +269,23 @@ fn main() -> ExitCode {
         std::process::exit(sandbox::worker_main(worker_engine));
     }
     let cli = Cli::parse();
+    // Neither reads the configuration: `config init` may be what creates it.
+    match cli.command {
+        Command::Config {
+            command: ConfigCommand::Init,
+        } => return config_init(cli.config),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(
+                clap_complete::Shell::from(shell),
+                &mut command,
+                "nu-agent",
+                &mut std::io::stdout(),
+            );
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
     let config = match load_config(cli.config.as_deref()) {
         Ok(config) => config,
         Err(message) => {
@@ -321,6 +375,27 @@ fn main() -> ExitCode {
             PolicyCommand::Show { json } => policy_show(&config.policy, json),
         },
         Command::Model { command } => model(command, config.model),
+        Command::Config { .. } | Command::Completions { .. } => ExitCode::SUCCESS,
+    }
+}
+
+/// `nu-agent config init`: the commented template, never over a file.
+fn config_init(path: Option<PathBuf>) -> ExitCode {
+    let Some(path) = path.or_else(AgentConfig::default_path) else {
+        eprintln!(
+            "nu-agent: no configuration path: HOME is not set; pass --config FILE or set NU_AGENT_CONFIG"
+        );
+        return ExitCode::from(EXIT_FAILED);
+    };
+    match agent_core::config::write_template(&path) {
+        Ok(()) => {
+            println!("{}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("nu-agent: {error}");
+            ExitCode::from(EXIT_FAILED)
+        }
     }
 }
 
