@@ -139,10 +139,12 @@ pub fn info_value(
     loaded: Option<&Resident>,
     gpus: &GpuReport,
     backend: Value,
+    chosen_because: Option<&str>,
     span: Span,
 ) -> Value {
     let mut record = Record::new();
     record.push("name", Value::string(&facts.name, span));
+    record.push("chosen_because", text(chosen_because, span));
     record.push("path", path(facts.path.as_deref(), span));
     record.push("pulled", Value::bool(facts.pulled, span));
     record.push("size", size(facts.size, span));

@@ -417,3 +417,43 @@ fn nu_agent_model_list_prints_json() {
     let stderr = stderr_of_failure(&unknown);
     assert!(stderr.contains("no catalog model llama-9000"), "{stderr}");
 }
+
+/// With no model named and the machine's default not pulled, both front
+/// ends use the smallest pulled model and `model info` says why.
+#[test]
+fn model_info_says_why_the_default_was_chosen() {
+    let (dir, cache, work) = cache_with_test_model();
+    let out = Command::new(workspace_binary("nu-agent"))
+        .args(["model", "info", "--json"])
+        .current_dir(&work)
+        .env("NU_AGENT_CACHE", &cache)
+        .env_remove("NU_AGENT_MODEL")
+        .env_remove("NU_AGENT_BACKEND_URL")
+        .env_remove("NU_AGENT_CONFIG")
+        .env("XDG_CONFIG_HOME", dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let info = json(&out);
+    assert_eq!(info["name"], "smollm2-135m");
+    let why = info["chosen_because"].as_str().unwrap();
+    assert!(why.contains(" cores, "), "{why}");
+    assert!(
+        why.contains("which is not pulled; using the smallest pulled model, smollm2-135m"),
+        "{why}"
+    );
+
+    let registry = register_plugin(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        &format!(
+            "$env.NU_AGENT_CACHE = '{}'; hide-env -i NU_AGENT_MODEL; [(agent model info) (agent model info smollm2-135m)] | select name chosen_because | to json --raw",
+            cache.display()
+        ),
+    );
+    let rows = json(&out);
+    assert_eq!(rows[0]["name"], "smollm2-135m");
+    assert_eq!(rows[0]["chosen_because"], why);
+    assert_eq!(rows[1]["chosen_because"], "named on the command line");
+}

@@ -13,13 +13,88 @@ pub const DEFAULT_HUB: &str = "https://huggingface.co";
 pub const HUB_ENV: &str = "NU_AGENT_HUB_URL";
 
 /// Memory from which the 4B default is chosen on a machine without a GPU:
-/// a "16 GB" machine reports a little less than 16 GiB.
+/// a "16 GB" machine reports a little less than 16 GiB. The 4B model takes
+/// about 2.5 GB plus its KV cache; below this the rest of the machine
+/// would be squeezed.
 const BIG_MACHINE_RAM: u64 = 15 << 30;
+
+/// CPU cores from which the 4B default is chosen on a machine without a
+/// GPU. Every step of the agent evaluates new prompt text (command
+/// output, the next request), and that prompt evaluation is bound by
+/// arithmetic, so it scales with cores; the 4B model needs about 2.4
+/// times the work per token of the 1.7B one. Below 8 cores a 4B step on
+/// the CPU takes long enough that the 1.7B model, which still writes
+/// usable pipelines, is the better first experience; a laptop with 8 or
+/// more cores (and 16 GB) runs the 4B model at a pace people accept.
+const BIG_MACHINE_CORES: usize = 8;
+
+/// What the default model depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Machine {
+    /// CPU cores this process may use.
+    pub cores: usize,
+    /// Physical memory in bytes (0: unknown).
+    pub ram_bytes: u64,
+    /// Whether a GPU this build can offload to is present.
+    pub has_gpu: bool,
+}
+
+impl Machine {
+    /// This machine: the cores this process may use, its memory, and
+    /// whether `has_gpu` (the caller looks, as that needs the build's
+    /// backends).
+    pub fn this(has_gpu: bool) -> Machine {
+        Machine {
+            cores: std::thread::available_parallelism().map_or(1, usize::from),
+            ram_bytes: physical_memory().unwrap_or(0),
+            has_gpu,
+        }
+    }
+
+    /// `2 cores`, `8 GiB of RAM`, ...: the facts behind a choice.
+    fn describe(&self) -> String {
+        let cores = match self.cores {
+            1 => "1 core".to_string(),
+            n => format!("{n} cores"),
+        };
+        let ram = if self.ram_bytes == 0 {
+            "unknown RAM".to_string()
+        } else {
+            format!("{} GiB of RAM", (self.ram_bytes + (1 << 29)) >> 30)
+        };
+        let gpu = if self.has_gpu { "a GPU" } else { "no GPU" };
+        format!("{cores}, {ram}, {gpu}")
+    }
+}
+
+/// A model file in the model directories, as the default's stand-in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PulledModel {
+    /// The catalog name, else the file's stem.
+    pub name: String,
+    /// What to resolve it by: the catalog name, else the file's path.
+    pub reference: String,
+    /// Bytes on disk.
+    pub size: u64,
+}
+
+/// The model used when none is named, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefaultChoice {
+    /// What to resolve: a catalog name or a path.
+    pub model: String,
+    /// The reason, for `agent model info`'s `chosen_because`, e.g.
+    /// `2 cores, 25 GiB of RAM, no GPU: qwen3-1.7b`.
+    pub reason: String,
+    /// Whether the machine's default is not pulled and a pulled model
+    /// stands in for it.
+    pub stand_in: bool,
+}
 
 /// What a catalog entry is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
-    /// The default on a machine with a GPU or 16 GB of RAM.
+    /// The default on a machine with a GPU, or 8 cores and 16 GB of RAM.
     Default,
     /// The default on smaller machines.
     Small,
@@ -115,11 +190,12 @@ impl Catalog {
         self.entries.iter().find(|entry| entry.file == file_name)
     }
 
-    /// The model to use on a machine with `ram_bytes` of memory and,
-    /// if `has_gpu`, a GPU this build can offload to: the 4B model with a
-    /// GPU or 16 GB, the 1.7B one otherwise.
-    pub fn default_for(&self, ram_bytes: u64, has_gpu: bool) -> &Entry {
-        let want = if has_gpu || ram_bytes >= BIG_MACHINE_RAM {
+    /// The model for `machine`: the 4B model with a GPU this build can
+    /// offload to, or with 8 cores and 16 GB; the 1.7B one otherwise.
+    pub fn default_for(&self, machine: &Machine) -> &Entry {
+        let big = machine.has_gpu
+            || (machine.cores >= BIG_MACHINE_CORES && machine.ram_bytes >= BIG_MACHINE_RAM);
+        let want = if big {
             Purpose::Default
         } else {
             Purpose::Small
@@ -130,6 +206,37 @@ impl Catalog {
             .or_else(|| self.entries.iter().find(|e| e.purpose != Purpose::Test))
             .or_else(|| self.entries.first())
             .unwrap_or_else(|| builtin_default())
+    }
+}
+
+impl Catalog {
+    /// The model used when none is named: the machine's default
+    /// ([`Catalog::default_for`]) when it is pulled or nothing is; else the
+    /// smallest model in `pulled` (the one most likely to run well where
+    /// the default was not fetched), with the reason saying so.
+    pub fn choose_default(&self, machine: &Machine, pulled: &[PulledModel]) -> DefaultChoice {
+        let entry = self.default_for(machine);
+        let facts = machine.describe();
+        let is_default = |p: &PulledModel| p.name.eq_ignore_ascii_case(&entry.name);
+        let stand_in = pulled
+            .iter()
+            .filter(|p| p.size > 0)
+            .min_by(|a, b| a.size.cmp(&b.size).then_with(|| a.name.cmp(&b.name)));
+        match stand_in {
+            Some(smallest) if !pulled.iter().any(is_default) => DefaultChoice {
+                model: smallest.reference.clone(),
+                reason: format!(
+                    "{facts}: {}, which is not pulled; using the smallest pulled model, {} (`agent model pull {}` fetches the default)",
+                    entry.name, smallest.name, entry.name
+                ),
+                stand_in: true,
+            },
+            _ => DefaultChoice {
+                model: entry.name.clone(),
+                reason: format!("{facts}: {}", entry.name),
+                stand_in: false,
+            },
+        }
     }
 }
 
@@ -182,7 +289,7 @@ const BUILTIN: [Known; 4] = [
         quantization: "Q4_K_M",
         context: 262_144,
         purpose: Purpose::Default,
-        note: "Qwen3 4B Instruct 2507: the default with a GPU or 16 GB of RAM; tool calls in <tool_call> tags",
+        note: "Qwen3 4B Instruct 2507: the default with a GPU, or 8 cores and 16 GB of RAM; tool calls in <tool_call> tags",
     },
     Known {
         name: "qwen3-1.7b",
@@ -302,19 +409,41 @@ mod tests {
         }
     }
 
+    const GIB: u64 = 1 << 30;
+
+    fn machine(cores: usize, ram_bytes: u64, has_gpu: bool) -> Machine {
+        Machine {
+            cores,
+            ram_bytes,
+            has_gpu,
+        }
+    }
+
+    fn pulled(name: &str, size: u64) -> PulledModel {
+        PulledModel {
+            name: name.into(),
+            reference: name.into(),
+            size,
+        }
+    }
+
     #[test]
     fn the_default_follows_the_machine() {
         let catalog = Catalog::builtin();
-        const GIB: u64 = 1 << 30;
-        assert_eq!(catalog.default_for(8 * GIB, true).name, "qwen3-4b");
-        assert_eq!(catalog.default_for(32 * GIB, false).name, "qwen3-4b");
-        // What a 16 GB laptop reports.
-        assert_eq!(
-            catalog.default_for(16_260_000 * 1024, false).name,
-            "qwen3-4b"
-        );
-        assert_eq!(catalog.default_for(8 * GIB, false).name, "qwen3-1.7b");
-        assert_eq!(catalog.default_for(0, false).name, "qwen3-1.7b");
+        let default_for =
+            |cores, ram, gpu| catalog.default_for(&machine(cores, ram, gpu)).name.clone();
+        // A GPU the build can use: the 4B model, whatever the CPU.
+        assert_eq!(default_for(2, 8 * GIB, true), "qwen3-4b");
+        assert_eq!(default_for(8, 32 * GIB, false), "qwen3-4b");
+        // What a 16 GB laptop with 8 cores reports.
+        assert_eq!(default_for(8, 16_260_000 * 1024, false), "qwen3-4b");
+        // Plenty of memory but few cores: too slow for the 4B model.
+        assert_eq!(default_for(2, 25 * GIB, false), "qwen3-1.7b");
+        assert_eq!(default_for(7, 64 * GIB, false), "qwen3-1.7b");
+        // Cores but little memory.
+        assert_eq!(default_for(16, 8 * GIB, false), "qwen3-1.7b");
+        assert_eq!(default_for(1, 0, false), "qwen3-1.7b");
+        assert_eq!(default_for(8, 0, false), "qwen3-1.7b");
         let tests_only = Catalog::new(
             catalog
                 .entries()
@@ -323,10 +452,79 @@ mod tests {
                 .cloned()
                 .collect(),
         );
-        assert_eq!(tests_only.default_for(0, false).name, "smollm2-135m");
         assert_eq!(
-            Catalog::new(Vec::new()).default_for(0, false).name,
+            tests_only.default_for(&machine(1, 0, false)).name,
+            "smollm2-135m"
+        );
+        assert_eq!(
+            Catalog::new(Vec::new())
+                .default_for(&machine(1, 0, false))
+                .name,
             "qwen3-4b"
+        );
+    }
+
+    #[test]
+    fn the_choice_says_why() {
+        let catalog = Catalog::builtin();
+        let small = machine(2, 25 * GIB, false);
+        let choice = catalog.choose_default(&small, &[]);
+        assert_eq!(choice.model, "qwen3-1.7b");
+        assert_eq!(choice.reason, "2 cores, 25 GiB of RAM, no GPU: qwen3-1.7b");
+        assert!(!choice.stand_in);
+        let big = machine(16, 64 * GIB, false);
+        assert_eq!(
+            catalog.choose_default(&big, &[]).reason,
+            "16 cores, 64 GiB of RAM, no GPU: qwen3-4b"
+        );
+        let gpu = machine(4, 8 * GIB, true);
+        assert_eq!(
+            catalog.choose_default(&gpu, &[]).reason,
+            "4 cores, 8 GiB of RAM, a GPU: qwen3-4b"
+        );
+    }
+
+    #[test]
+    fn a_pulled_model_stands_in_for_a_missing_default() {
+        let catalog = Catalog::builtin();
+        let small = machine(2, 25 * GIB, false);
+        // The default is pulled: it is used, whatever else is there.
+        let here = [pulled("smollm2-135m", 98_362_432), pulled("Qwen3-1.7B", 1)];
+        let choice = catalog.choose_default(&small, &here);
+        assert_eq!(
+            (choice.model.as_str(), choice.stand_in),
+            ("qwen3-1.7b", false)
+        );
+        // It is not: the smallest pulled model, and the reason names both.
+        let here = [
+            pulled("qwen3-4b", 2_497_280_736),
+            pulled("smollm2-135m", 98_362_432),
+            pulled("gemma3-270m", 253_113_024),
+        ];
+        let choice = catalog.choose_default(&small, &here);
+        assert_eq!(choice.model, "smollm2-135m");
+        assert!(choice.stand_in);
+        assert!(
+            choice.reason.contains(
+                "qwen3-1.7b, which is not pulled; using the smallest pulled model, smollm2-135m"
+            ),
+            "{}",
+            choice.reason
+        );
+        assert!(choice.reason.starts_with("2 cores, 25 GiB of RAM, no GPU"));
+        // A file outside the catalog counts too, resolved by its path.
+        let mine = PulledModel {
+            name: "tiny".into(),
+            reference: "/models/tiny.gguf".into(),
+            size: 10,
+        };
+        let choice = catalog.choose_default(&small, &[here[0].clone(), mine]);
+        assert_eq!(choice.model, "/models/tiny.gguf");
+        // Empty files are not models.
+        let choice = catalog.choose_default(&small, &[pulled("empty", 0)]);
+        assert_eq!(
+            (choice.model.as_str(), choice.stand_in),
+            ("qwen3-1.7b", false)
         );
     }
 

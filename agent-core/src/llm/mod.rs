@@ -19,7 +19,10 @@ mod tokenizer;
 mod toolcall;
 
 pub use backend::{LlmError, llama_backend};
-pub use catalog::{Catalog, DEFAULT_HUB, Entry, HUB_ENV, Purpose, hub_base, physical_memory};
+pub use catalog::{
+    Catalog, DEFAULT_HUB, DefaultChoice, Entry, HUB_ENV, Machine, PulledModel, Purpose, hub_base,
+    physical_memory,
+};
 pub use chat::{
     ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, Message, Role, ToolChoice,
     ToolDef, Usage,

@@ -10,7 +10,7 @@ use std::{
 };
 
 use super::{
-    catalog::Catalog,
+    catalog::{Catalog, PulledModel},
     gguf::{GgufError, GgufInfo},
 };
 
@@ -140,6 +140,31 @@ impl ModelDir {
             }
         }
         rows
+    }
+
+    /// The model files in the directories, named as `agent model list`
+    /// names them, with their sizes; headers are not read.
+    pub fn pulled(&self, catalog: &Catalog) -> Vec<PulledModel> {
+        self.dirs()
+            .filter_map(|dir| gguf_files(dir).ok())
+            .flatten()
+            .filter_map(|path| {
+                let size = std::fs::metadata(&path).ok()?.len();
+                let file = path.file_name()?.to_string_lossy().into_owned();
+                Some(match catalog.by_file(&file) {
+                    Some(entry) => PulledModel {
+                        name: entry.name.clone(),
+                        reference: entry.name.clone(),
+                        size,
+                    },
+                    None => PulledModel {
+                        name: path.file_stem()?.to_string_lossy().into_owned(),
+                        reference: path.display().to_string(),
+                        size,
+                    },
+                })
+            })
+            .collect()
     }
 
     /// The file `name_or_path` means, tried in this order: an existing

@@ -11,9 +11,9 @@ use std::{
 use nu_protocol::Value;
 
 use super::{
-    Catalog, ChatBackend, ChatRequest, Entry, FallbackBackend, HUB_ENV, LlmError, LocalBackend,
-    LocalConfig, Message, ModelDir, ModelDirError, OpenAiBackend, OpenAiConfig, ToolDef,
-    compiled_backends, detect_gpus, hub_base, physical_memory,
+    Catalog, ChatBackend, ChatRequest, DefaultChoice, Entry, FallbackBackend, HUB_ENV, LlmError,
+    LocalBackend, LocalConfig, Machine, Message, ModelDir, ModelDirError, OpenAiBackend,
+    OpenAiConfig, ToolDef, compiled_backends, detect_gpus, hub_base,
 };
 use crate::{config::ConfigError, redact::Redactor};
 
@@ -295,19 +295,61 @@ impl ModelSettings {
         hub_base(env.as_deref(), self.hub.as_deref())
     }
 
-    /// The catalog model for this machine: the 4B one with a usable GPU or
-    /// 16 GB of memory, the 1.7B one otherwise.
+    /// The catalog model for this machine ([`Catalog::default_for`]): the
+    /// 4B one with a usable GPU, or 8 cores and 16 GB; the 1.7B one
+    /// otherwise.
     pub fn default_entry(catalog: &Catalog) -> &Entry {
-        catalog.default_for(physical_memory().unwrap_or(0), has_usable_gpu())
+        catalog.default_for(&Machine::this(has_usable_gpu()))
     }
 
-    /// What the local model is called before it is resolved: the chosen
-    /// model, `NU_AGENT_MODEL`, `name`, else the catalog default's name.
+    /// Which local model is used and why: the model `agent model use`
+    /// chose, `NU_AGENT_MODEL`, `name`, else the default for this machine,
+    /// or the smallest pulled model when that default is not pulled
+    /// ([`Catalog::choose_default`]).
+    pub fn model_choice(&self, lookup: EnvLookup, catalog: &Catalog) -> DefaultChoice {
+        let named = |model: String, reason: &str| DefaultChoice {
+            model,
+            reason: reason.to_string(),
+            stand_in: false,
+        };
+        if let Some(chosen) = &self.chosen {
+            return named(
+                chosen.display().to_string(),
+                "switched to with `agent model use`",
+            );
+        }
+        let env = lookup(MODEL_ENV)
+            .and_then(|value| value.into_string().ok())
+            .map(|value| value.trim().to_string())
+            .filter(|value| !value.is_empty());
+        if let Some(model) = env {
+            return named(model, "named by NU_AGENT_MODEL");
+        }
+        if let Some(model) = &self.name {
+            return named(model.clone(), "named by model.name");
+        }
+        let pulled = self
+            .model_dir(lookup)
+            .map(|dir| dir.pulled(catalog))
+            .unwrap_or_default();
+        catalog.choose_default(&Machine::this(has_usable_gpu()), &pulled)
+    }
+
+    /// What the local model is called before it is resolved: see
+    /// [`ModelSettings::model_choice`].
     pub fn local_model_name(&self, lookup: EnvLookup, catalog: &Catalog) -> String {
+        self.model_choice(lookup, catalog).model
+    }
+
+    /// The note to show when the local backend will run a pulled model in
+    /// place of the machine's default, which is not pulled.
+    pub fn stand_in_note(&self, lookup: EnvLookup, catalog: &Catalog) -> Option<String> {
         let settings = self.clone().with_env(lookup);
-        settings
-            .name
-            .unwrap_or_else(|| ModelSettings::default_entry(catalog).name.clone())
+        if settings.backend != BackendKind::Local {
+            return None;
+        }
+        let choice = self.model_choice(lookup, catalog);
+        choice.stand_in.then_some(choice.reason)
     }
 
     /// The local model's file. A catalog model that is not pulled yet is
@@ -944,12 +986,42 @@ mod tests {
             message.contains("`agent model pull qwen3-1.7b`"),
             "{message}"
         );
-        // No name: the catalog default for this machine, with its hint.
-        let message = match ModelSettings::default().backend(&lookup) {
+        // No name, the default not pulled but other files here: the
+        // smallest of them (in the model directory and `dirs`), with a note.
+        std::fs::write(extra.join("Other.gguf"), b"GGUF, a little more").unwrap();
+        let default = ModelSettings::default_entry(&catalog);
+        let unnamed = ModelSettings {
+            name: None,
+            ..settings.clone()
+        };
+        let config = unnamed.local_config(&lookup, &catalog).unwrap();
+        assert_eq!(config.load.path, cache.join("models/Mine.Q8_0.gguf"));
+        let note = unnamed.stand_in_note(&lookup, &catalog).unwrap();
+        assert!(
+            note.contains(&format!(
+                "{}, which is not pulled; using the smallest pulled model, Mine.Q8_0",
+                default.name
+            )),
+            "{note}"
+        );
+        assert_eq!(settings.stand_in_note(&lookup, &catalog), None);
+        assert_eq!(
+            settings.model_choice(&lookup, &catalog).reason,
+            "named by model.name"
+        );
+        // Nothing pulled: the machine's default, with its hint.
+        let empty = tmp.path().join("empty");
+        let empty_text = empty.display().to_string();
+        let empty_vars = [("NU_AGENT_CACHE", empty_text.as_str())];
+        let empty_lookup = env(&empty_vars);
+        assert_eq!(
+            ModelSettings::default().stand_in_note(&empty_lookup, &catalog),
+            None
+        );
+        let message = match ModelSettings::default().backend(&empty_lookup) {
             Err(error) => error.to_string(),
             Ok(_) => panic!("the default model is not pulled here"),
         };
-        let default = ModelSettings::default_entry(&catalog);
         assert!(
             message.contains(&format!("`agent model pull {}`", default.name)),
             "{message}"

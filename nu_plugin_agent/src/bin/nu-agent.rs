@@ -425,7 +425,12 @@ fn model(command: ModelCommand, settings: ModelSettings) -> ExitCode {
             (rows_value(&rows, span), json)
         }
         ModelCommand::Info { name, json } => {
-            let model_name = settings.local_model_name(&lookup, &catalog);
+            let choice = settings.model_choice(&lookup, &catalog);
+            let model_name = choice.model.clone();
+            let chosen_because = match &name {
+                Some(_) => "named on the command line".to_string(),
+                None => choice.reason,
+            };
             let facts = match describe(&dir, &catalog, name.as_deref().unwrap_or(&model_name)) {
                 Ok(facts) => facts,
                 Err(error) => {
@@ -435,7 +440,14 @@ fn model(command: ModelCommand, settings: ModelSettings) -> ExitCode {
             };
             let backend = settings_value(&settings, &model_name, &settings.hub_url(&lookup), span);
             (
-                info_value(&facts, None, &GpuReport::detect(), backend, span),
+                info_value(
+                    &facts,
+                    None,
+                    &GpuReport::detect(),
+                    backend,
+                    Some(&chosen_because),
+                    span,
+                ),
                 json,
             )
         }

@@ -37,7 +37,7 @@ impl SimplePluginCommand for AgentModelInfo {
     }
 
     fn extra_description(&self) -> &str {
-        "The record holds the model's name, path, size, architecture, parameters, quantization, context and layers from its GGUF header (the catalog's facts for a model not pulled yet), `loaded` (context, GPU layers, threads, since when) when it is the model resident in the plugin, the `gpus` of this machine, the GPU backends compiled into this build, a `hint` with the rebuild command when a GPU is present but the build cannot use it, and the `backend` settings in effect (config, environment and `agent model use` applied)."
+        "The record holds the model's name, `chosen_because` (why this model: the machine's cores, RAM and GPU for the default, or what named it), path, size, architecture, parameters, quantization, context and layers from its GGUF header (the catalog's facts for a model not pulled yet), `loaded` (context, GPU layers, threads, since when) when it is the model resident in the plugin, the `gpus` of this machine, the GPU backends compiled into this build, a `hint` with the rebuild command when a GPU is present but the build cannot use it, and the `backend` settings in effect (config, environment and `agent model use` applied)."
     }
 
     fn search_terms(&self) -> Vec<&str> {
@@ -77,11 +77,17 @@ impl SimplePluginCommand for AgentModelInfo {
         let env = HostEnv::read(engine);
         let settings = caller_settings(plugin, engine, &env, call.head)?;
         let span = call.positional.first().map_or(call.head, Value::span);
-        let name = match name {
-            Some(name) => in_caller_dir(&name, engine, &model_dir(&settings, &env, span)?)?,
-            None => settings.local_model_name(&|n| env.get(n), &Catalog::builtin()),
+        let (name, chosen_because) = match name {
+            Some(name) => (
+                in_caller_dir(&name, engine, &model_dir(&settings, &env, span)?)?,
+                "named on the command line".to_string(),
+            ),
+            None => {
+                let choice = settings.model_choice(&|n| env.get(n), &Catalog::builtin());
+                (choice.model, choice.reason)
+            }
         };
-        info_record(&settings, &env, &name, span, call.head)
+        info_record(&settings, &env, &name, &chosen_because, span, call.head)
     }
 }
 
@@ -91,6 +97,7 @@ pub(crate) fn info_record(
     settings: &ModelSettings,
     env: &HostEnv,
     name: &str,
+    chosen_because: &str,
     name_span: Span,
     span: Span,
 ) -> Result<Value, LabeledError> {
@@ -117,6 +124,7 @@ pub(crate) fn info_record(
         loaded,
         &GpuReport::detect(),
         backend,
+        Some(chosen_because),
         span,
     ))
 }

@@ -112,6 +112,7 @@ impl SimplePluginCommand for AgentModelUse {
             &trial,
             &env,
             &path.display().to_string(),
+            "switched to with `agent model use`",
             model.span,
             call.head,
         )

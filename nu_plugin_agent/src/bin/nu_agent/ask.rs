@@ -64,6 +64,11 @@ pub fn ask(
             return ExitCode::from(1);
         }
     };
+    if !args.quiet
+        && let Some(note) = settings.stand_in_note(&lookup, &agent_core::llm::Catalog::builtin())
+    {
+        eprintln!("nu-agent: note: {note}");
+    }
     let model_name = settings
         .remote_model
         .clone()
