@@ -552,14 +552,35 @@ fn validity(settings: &Settings) -> Result<()> {
         &REQUESTS[..3]
     };
     let tools = tools();
+    // BENCH_LOCAL_GUARD=compare: only the agent's own setting (grammar,
+    // call required), with the repetition guard off and then on.
+    let compare_guard = std::env::var("BENCH_LOCAL_GUARD").is_ok_and(|v| v == "compare");
+    let runs: Vec<(bool, ToolChoice, bool)> = if compare_guard {
+        vec![
+            (true, ToolChoice::Required, false),
+            (true, ToolChoice::Required, true),
+        ]
+    } else {
+        [true, false]
+            .into_iter()
+            .flat_map(|g| {
+                [ToolChoice::Required, ToolChoice::Auto]
+                    .into_iter()
+                    .map(move |c| (g, c, true))
+            })
+            .collect()
+    };
     for (name, path) in &settings.models {
-        for grammar in [true, false] {
-            for choice in [ToolChoice::Required, ToolChoice::Auto] {
-                eprintln!("bench local: validity {name}, grammar {grammar}, {choice:?}");
+        for &(grammar, choice, guard) in &runs {
+            {
+                eprintln!(
+                    "bench local: validity {name}, grammar {grammar}, {choice:?}, guard {guard}"
+                );
                 let mut config = config(path, 1);
                 config.turn.grammar = grammar;
+                config.turn.repetition_guard = guard;
                 let mut backend = LocalBackend::new(config);
-                let (mut ok, mut prose, mut broken) = (0, 0, 0);
+                let (mut ok, mut prose, mut broken, mut degenerate) = (0, 0, 0, 0);
                 let mut failures = Vec::new();
                 let started = Instant::now();
                 for prompt in requests {
@@ -570,6 +591,19 @@ fn validity(settings: &Settings) -> Result<()> {
                     request.tool_choice = choice;
                     request.max_tokens = 128;
                     let (turn, _) = chat(&mut backend, &request)?;
+                    let repeats = turn.tool_calls.iter().any(|call| {
+                        ["pipeline", "text"].iter().any(|key| {
+                            call.arguments
+                                .get(*key)
+                                .and_then(|v| v.as_str())
+                                .is_some_and(|s| agent_core::agent::degenerate(s).is_some())
+                        })
+                    }) || agent_core::agent::degenerate(&turn.content).is_some();
+                    if repeats {
+                        degenerate += 1;
+                        failures.push(json!({"prompt": prompt, "degenerate": true,
+                            "calls": turn.tool_calls, "content": turn.content}));
+                    }
                     if valid(&turn, &tools) {
                         ok += 1;
                     } else {
@@ -588,8 +622,8 @@ fn validity(settings: &Settings) -> Result<()> {
                 }
                 emit(json!({
                     "part": "validity", "model": name, "grammar": grammar,
-                    "choice": format!("{choice:?}"), "requests": requests.len(),
-                    "valid": ok, "prose": prose, "broken": broken,
+                    "choice": format!("{choice:?}"), "guard": guard, "requests": requests.len(),
+                    "valid": ok, "prose": prose, "broken": broken, "degenerate": degenerate,
                     "seconds": started.elapsed().as_secs_f64(), "examples": failures,
                 }));
             }

@@ -679,3 +679,49 @@ fn a_model_going_round_in_circles_is_asked_to_answer_then_stopped() {
         "one useful turn, four idle ones"
     );
 }
+
+#[test]
+fn degenerate_pipelines_and_answers_go_back_to_the_model() {
+    let zeros = format!("The largest is 1{}", "0".repeat(470));
+    let mut ep = episode(
+        vec![
+            nu(&format!("ls | {}", "pip_".repeat(40))),
+            answer(&zeros),
+            "0000000000000000000000000000000000000000".to_string(),
+            answer("a.txt is the largest"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("which file is largest?", &CancelToken::new());
+    let Ending::Answered { text, .. } = ending else {
+        panic!("expected an answer, got {ending:?}");
+    };
+    assert_eq!(text, "a.txt is the largest");
+    assert!(
+        ep.statuses().is_empty(),
+        "the degenerate pipeline never ran"
+    );
+    let results = ep.tool_results();
+    assert!(
+        results[0].contains("`pip_` repeated 40 times"),
+        "{results:?}"
+    );
+    assert!(results[1].contains("`0` repeated 470 times"), "{results:?}");
+    let repaired: Vec<String> = ep
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Repaired { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        repaired,
+        [
+            "a degenerate pipeline (`pip_` repeated 40 times); asked again",
+            "a degenerate answer (`0` repeated 470 times); asked again",
+            "a degenerate reply (`0` repeated 40 times); asked again",
+        ]
+    );
+}

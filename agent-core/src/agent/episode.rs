@@ -342,6 +342,19 @@ impl Agent {
                     self.push(Message::user(message));
                     continue;
                 }
+                if let Some((unit, repeats)) = super::degenerate::degenerate(&text) {
+                    self.emit(AgentEvent::Repaired {
+                        step,
+                        message: format!(
+                            "a degenerate reply (`{unit}` repeated {repeats} times); asked again"
+                        ),
+                    });
+                    self.push(Message::assistant(turn.content.clone(), Vec::new()));
+                    self.push(Message::user(format!(
+                        "Your reply was `{unit}` repeated {repeats} times. Call a tool: `nu` to run a pipeline, or `answer` with what you know."
+                    )));
+                    continue;
+                }
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
                 self.answered_out = None;
                 return Ending::Answered { text, data: None };
@@ -359,7 +372,20 @@ impl Agent {
                     call.name,
                     serde_json::Value::Object(call.arguments.clone())
                 );
-                let action = Action::from_call(call);
+                let action = match without_degenerate(Action::from_call(call)) {
+                    Ok(action) => action,
+                    Err((what, unit, repeats)) => {
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: format!(
+                                "a degenerate {what} (`{unit}` repeated {repeats} times); asked again"
+                            ),
+                        });
+                        Action::Invalid(format!(
+                            "Your {what} was `{unit}` repeated {repeats} times, which is not a real {what}. Write a real one, or call `answer` with what you know."
+                        ))
+                    }
+                };
                 let repeated = made
                     .iter()
                     .rev()
@@ -537,6 +563,20 @@ impl Agent {
 }
 
 /// How a run ended, from what the shell reports.
+/// `action`, unless its pipeline or answer is degenerate (one short unit
+/// repeated): then what it was, the unit and how often it repeats.
+fn without_degenerate(action: Action) -> Result<Action, (&'static str, String, usize)> {
+    let (what, text) = match &action {
+        Action::Run { pipeline, .. } => ("pipeline", pipeline),
+        Action::Answer { text, .. } => ("answer", text),
+        Action::Help { .. } | Action::Invalid(_) => return Ok(action),
+    };
+    match super::degenerate::degenerate(text) {
+        Some((unit, repeats)) => Err((what, unit, repeats)),
+        None => Ok(action),
+    }
+}
+
 fn step_status(ran: &Ran) -> StepStatus {
     let code = ran
         .outcome

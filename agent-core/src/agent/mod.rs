@@ -10,6 +10,7 @@
 //! goes back to the model with the parser's diagnostic, unexecuted.
 
 mod compact;
+mod degenerate;
 mod episode;
 mod event;
 mod failure;
@@ -20,6 +21,7 @@ mod tools;
 mod transcript;
 
 pub use compact::{estimate as estimate_tokens, fit as fit_context};
+pub use degenerate::degenerate;
 pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};
 pub use event::{AgentEvent, AgentState, StepStatus};
 pub use failure::{Failure, FailureKind, FrontEnd};

@@ -43,6 +43,11 @@ pub struct TurnOptions {
     /// Generate until the budget whatever the model says (benchmarks of
     /// decoding speed).
     pub ignore_eog: bool,
+    /// While a tool call is constrained, penalise extending a sequence the
+    /// model just repeated (llama.cpp's DRY sampler), so a small model
+    /// does not fill a string with `0000…` or `pip_pip_…` (off only to
+    /// measure it).
+    pub repetition_guard: bool,
 }
 
 impl Default for TurnOptions {
@@ -54,6 +59,7 @@ impl Default for TurnOptions {
             prefix_cache: None,
             reuse: true,
             ignore_eog: false,
+            repetition_guard: true,
         }
     }
 }
@@ -293,6 +299,13 @@ fn evaluate_prompt(
     Ok(Some(tokens.len() - start))
 }
 
+/// DRY (llama.cpp's "don't repeat yourself" sampler) settings: its
+/// authors' defaults, over a short window.
+const DRY_MULTIPLIER: f32 = 0.8;
+const DRY_BASE: f32 = 1.75;
+const DRY_ALLOWED_LENGTH: i32 = 2;
+const DRY_LAST_N: i32 = 64;
+
 /// The sampler chain: the tool-call grammar first (lazy, or from the first
 /// token when a call is required), then greedy or temperature sampling.
 fn sampler(
@@ -329,6 +342,18 @@ fn sampler(
                 LlmError::Backend(format!("the tool-call grammar was refused: {e}"))
             })?,
         );
+        if options.repetition_guard {
+            // Over the last 64 tokens only: the prompt's own words (paths,
+            // names to copy) lie further back.
+            chain.push(LlamaSampler::dry(
+                model,
+                DRY_MULTIPLIER,
+                DRY_BASE,
+                DRY_ALLOWED_LENGTH,
+                DRY_LAST_N,
+                ["\n", ":", "\"", "*"],
+            ));
+        }
     }
     if options.ignore_eog {
         let vocab = model.vocab();
