@@ -45,8 +45,10 @@ pub struct TurnOptions {
     pub ignore_eog: bool,
     /// While a tool call is constrained, penalise extending a sequence the
     /// model just repeated (llama.cpp's DRY sampler), so a small model
-    /// does not fill a string with `0000…` or `pip_pip_…` (off only to
-    /// measure it).
+    /// does not fill a string with `0000…` or `pip_pip_…`. Off by default
+    /// for now: with it, greedy output with the KV cache reused can differ
+    /// from evaluating from scratch (near-ties flip), which the reuse test
+    /// forbids; the agent loop sends degenerate turns back either way.
     pub repetition_guard: bool,
 }
 
@@ -59,7 +61,7 @@ impl Default for TurnOptions {
             prefix_cache: None,
             reuse: true,
             ignore_eog: false,
-            repetition_guard: true,
+            repetition_guard: false,
         }
     }
 }
