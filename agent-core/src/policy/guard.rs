@@ -130,18 +130,19 @@ impl Guardrails {
         lock(&self.launcher).clone()
     }
 
-    /// The sandbox for one external call whose `steps` were all allowed:
-    /// a read gets nothing writable and no network; a write gets exactly
-    /// its targets (protected paths carved out); a program of unknown
-    /// effect that was approved gets the mode's writable roots. `None`:
-    /// start it as is (no launcher, a privileged step, or a program of
-    /// unknown effect with the sandbox off).
-    pub fn exec_spec(&self, steps: &[Step], facts: &PathFacts) -> Option<ExecSpec> {
-        self.launcher()?;
+    /// The launcher and the sandbox for one external call whose `steps`
+    /// were all allowed: a read gets nothing writable and no network; a
+    /// write gets exactly its targets (the protected paths beneath them
+    /// stay read-only); a program of unknown effect that was approved gets
+    /// the mode's writable roots. `None`: start it as is (no launcher, a
+    /// privileged step, or a program of unknown effect with the sandbox
+    /// off).
+    pub fn exec_spec(&self, steps: &[Step], facts: &PathFacts) -> Option<(PathBuf, ExecSpec)> {
+        let launcher = self.launcher()?;
         let mut spec = external_spec(&self.policy, steps, facts)?;
         // In the worker, this process is already inside a Landlock domain.
         spec.nested = self.sandbox_enforced;
-        Some(spec)
+        Some((launcher, spec))
     }
 
     /// Whether the OS sandbox for the policy's mode is in force.
@@ -579,8 +580,7 @@ impl Command for Guard {
             input
         };
         if self.inner.name() == "run-external"
-            && let Some(spec) = self.rails.exec_spec(&steps, &facts)
-            && let Some(launcher) = self.rails.launcher()
+            && let Some((launcher, spec)) = self.rails.exec_spec(&steps, &facts)
         {
             return self.run_launched(engine_state, stack, call, input, &launcher, &spec);
         }
@@ -988,8 +988,8 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
 }
 
 /// What must be writable to change `path`: an existing file or directory
-/// itself (a delete needs its parent too), otherwise the nearest existing
-/// directory above it (where it will be created).
+/// itself for a write; for a delete, or a path that does not exist yet,
+/// the nearest existing directory above it.
 fn writable_for(path: &Path, access: Access) -> Option<PathBuf> {
     if path.exists() && access == Access::Write {
         return Some(path.to_path_buf());

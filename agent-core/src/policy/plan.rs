@@ -394,29 +394,26 @@ impl<'a> Walker<'a> {
             "with-env" | "load-env" => {
                 if let Some(Expr::Record(items)) = positional(call).next().map(bare) {
                     for item in items {
-                        if let nu_protocol::ast::RecordItem::Pair(key, _) = item
-                            && let Some(key) = literal(key)
-                            && key.eq_ignore_ascii_case("PATH")
-                        {
+                        let nu_protocol::ast::RecordItem::Pair(key, _) = item else {
+                            continue;
+                        };
+                        let Some(key) = literal(key) else {
+                            continue;
+                        };
+                        if key.eq_ignore_ascii_case("PATH") {
                             step.raise(
                                 Verdict::Confirm,
                                 "changes PATH: programs may then run from other directories",
                             );
                         }
-                        if let nu_protocol::ast::RecordItem::Pair(key, _) = item
-                            && let Some(key) = literal(key)
-                            && crate::shell::redirects_configuration(&key)
-                        {
-                            self.redirected_env.get_or_insert(key);
-                        }
-                        if let nu_protocol::ast::RecordItem::Pair(key, _) = item
-                            && let Some(key) = literal(key)
-                            && super::code_injection_variable(&key)
-                        {
+                        if super::code_injection_variable(&key) {
                             step.raise(
                                 Verdict::Block,
                                 format!("sets {key}, which makes programs load or run other code"),
                             );
+                        }
+                        if crate::shell::redirects_configuration(&key) {
+                            self.redirected_env.get_or_insert(key);
                         }
                     }
                 }

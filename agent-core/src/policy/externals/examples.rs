@@ -27,6 +27,16 @@ pub fn is_read_only(plan: &ExternalPlan) -> bool {
         && !plan.reads_program_from_stdin
 }
 
+/// Every reason a step of `line` asks or is blocked for, joined by `; `.
+pub fn reasons(line: &str) -> String {
+    judge(line)
+        .steps
+        .iter()
+        .filter_map(|s| s.floor.as_ref().map(|f| f.reason.clone()))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The strictest floor any step got.
 pub fn floor(plan: &ExternalPlan) -> Option<Verdict> {
     plan.steps

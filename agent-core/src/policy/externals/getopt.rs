@@ -231,8 +231,7 @@ pub fn parse(options: &Options, args: &[Arg]) -> Result<Parsed, FormError> {
             });
             continue;
         }
-        let mut chars = letters.char_indices();
-        while let Some((at, letter)) = chars.next() {
+        for (at, letter) in letters.char_indices() {
             let Some(kind) = short_kind(options.short, letter) else {
                 return Err(FormError::Unknown(format!("-{letter}")));
             };
@@ -268,7 +267,6 @@ pub fn parse(options: &Options, args: &[Arg]) -> Result<Parsed, FormError> {
                     break;
                 }
             }
-            let _ = &mut chars;
         }
     }
     Ok(parsed)
@@ -281,11 +279,11 @@ enum ShortKind {
 }
 
 fn short_kind(spec: &str, letter: char) -> Option<ShortKind> {
-    let bytes: Vec<char> = spec.chars().collect();
+    let letters: Vec<char> = spec.chars().collect();
     let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        let colons = bytes[i + 1..].iter().take_while(|c| **c == ':').count();
+    while i < letters.len() {
+        let c = letters[i];
+        let colons = letters[i + 1..].iter().take_while(|c| **c == ':').count();
         if c == letter && c != ':' {
             return Some(match colons {
                 0 => ShortKind::Flag,

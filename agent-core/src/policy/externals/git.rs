@@ -1666,7 +1666,7 @@ fn bisect(call: &mut Call<'_>, rest: &[Arg]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::examples::{check, floor, judge};
+    use super::super::examples::{check, floor, judge, reasons};
     use crate::policy::{Access, Category, Verdict};
 
     const MATCH: &[&str] = &[
@@ -1959,29 +1959,20 @@ mod tests {
         check(MATCH, NOT_MATCH);
     }
 
-    fn reason(line: &str) -> String {
-        judge(line)
-            .steps
-            .iter()
-            .filter_map(|s| s.floor.as_ref().map(|f| f.reason.clone()))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
     fn category(line: &str) -> Category {
         judge(line).steps[0].category
     }
 
     #[test]
     fn reasons_name_the_form() {
-        assert!(reason("git grep -O'touch x' foo").contains("`-O`"));
-        assert!(reason("git reflog expire --all").contains("`git reflog expire` deletes"));
-        assert!(reason("git -c core.pager=x log").contains("`-c`"));
-        assert!(reason("git branch x").contains("creates a branch"));
-        assert!(reason("git lg").contains("alias"));
-        assert!(reason("git log --bogus").contains("`--bogus`"));
-        assert!(reason("git config x.y z").contains("sets"));
-        assert!(reason("git diff --ext-diff").contains("external diff"));
+        assert!(reasons("git grep -O'touch x' foo").contains("`-O`"));
+        assert!(reasons("git reflog expire --all").contains("`git reflog expire` deletes"));
+        assert!(reasons("git -c core.pager=x log").contains("`-c`"));
+        assert!(reasons("git branch x").contains("creates a branch"));
+        assert!(reasons("git lg").contains("alias"));
+        assert!(reasons("git log --bogus").contains("`--bogus`"));
+        assert!(reasons("git config x.y z").contains("sets"));
+        assert!(reasons("git diff --ext-diff").contains("external diff"));
     }
 
     #[test]

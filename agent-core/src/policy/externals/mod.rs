@@ -27,9 +27,8 @@ mod wrappers;
 mod examples;
 
 use super::{Access, Category, Step, Verdict, shell_words};
-#[allow(unused_imports)]
 pub(crate) use getopt::{
-    FormError, Item, Long, Options, Parsed, Takes, flag, forbidden, optional, parse, valued,
+    FormError, Long, Options, Parsed, Takes, flag, forbidden, optional, parse, valued,
 };
 
 /// A program's grammar: judges one call (see [`Call`]).

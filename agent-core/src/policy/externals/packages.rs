@@ -1546,7 +1546,7 @@ fn build_runner(call: &mut Call<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::examples::{check, judge};
+    use super::super::examples::{check, judge, reasons};
     use crate::policy::Category;
 
     const MATCH: &[&str] = &[
@@ -2059,15 +2059,6 @@ mod tests {
     #[test]
     fn read_only_forms_and_others() {
         check(MATCH, NOT_MATCH);
-    }
-
-    fn reasons(line: &str) -> String {
-        judge(line)
-            .steps
-            .iter()
-            .filter_map(|s| s.floor.as_ref().map(|f| f.reason.clone()))
-            .collect::<Vec<_>>()
-            .join("; ")
     }
 
     #[test]

@@ -2838,7 +2838,7 @@ fn pr(call: &mut Call<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::examples::{check, judge};
+    use super::super::examples::{check, judge, reasons};
     use super::{Category, awk_program, sed_script};
     use crate::policy::Verdict;
 
@@ -3183,15 +3183,6 @@ mod tests {
         check(MATCH, NOT_MATCH);
     }
 
-    fn reason(line: &str) -> String {
-        judge(line)
-            .steps
-            .iter()
-            .filter_map(|s| s.floor.as_ref().map(|f| f.reason.clone()))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
     #[test]
     fn reasons_name_the_form() {
         for (line, needle) in [
@@ -3209,7 +3200,7 @@ mod tests {
             ("less '+!id' f", "`+!id`"),
             ("xxd -X f", "`-X`"),
         ] {
-            let why = reason(line);
+            let why = reasons(line);
             assert!(why.contains(needle), "{line}: {why}");
         }
     }

@@ -631,7 +631,7 @@ fn another_root(call: &mut Call<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::examples::{check, floor, judge};
+    use super::super::examples::{check, floor, judge, reasons};
     use super::redirects_configuration;
     use crate::policy::{Access, Category, Verdict};
 
@@ -800,15 +800,6 @@ mod tests {
     #[test]
     fn read_only_forms_and_others() {
         check(MATCH, NOT_MATCH);
-    }
-
-    fn reasons(line: &str) -> String {
-        judge(line)
-            .steps
-            .iter()
-            .filter_map(|s| s.floor.as_ref().map(|f| f.reason.clone()))
-            .collect::<Vec<_>>()
-            .join("; ")
     }
 
     #[test]

@@ -120,13 +120,12 @@ pub fn launcher_prefix(launcher: &Path, spec: &ExecSpec) -> Vec<String> {
 /// in `main`, before anything starts a thread.
 pub fn exec_main(args: Vec<OsString>) -> i32 {
     let mut args = args.into_iter();
-    let spec: ExecSpec = match args
-        .next()
-        .and_then(|s| s.into_string().ok())
-        .map(|s| serde_json::from_str(&s))
-    {
-        Some(Ok(spec)) => spec,
-        Some(Err(err)) => return refuse(&format!("the sandbox spec is not valid: {err}")),
+    let spec: ExecSpec = match args.next().map(|s| s.into_string()) {
+        Some(Ok(text)) => match serde_json::from_str(&text) {
+            Ok(spec) => spec,
+            Err(err) => return refuse(&format!("the sandbox spec is not valid: {err}")),
+        },
+        Some(Err(_)) => return refuse("the sandbox spec is not valid UTF-8"),
         None => return refuse("no sandbox spec was given"),
     };
     if args.next().as_deref() != Some(std::ffi::OsStr::new("--")) {
