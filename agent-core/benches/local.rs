@@ -11,7 +11,11 @@
 //! 2. `episode`: a scripted six-step tool episode; prompt tokens evaluated
 //!    per step with KV reuse on and off, against the tokens each step added.
 //! 3. `validity`: 50 shell requests, tool choice Required and Auto, with and
-//!    without the tool-call grammar: replies that are exactly one valid call.
+//!    without the tool-call grammar: replies that are exactly one valid call,
+//!    and how many are degenerate. `BENCH_LOCAL_GUARD=compare` instead runs
+//!    the agent's setting with the repetition guard off and on, on the first
+//!    turn and on a `late` set (the agent's prompt, tools and sampling at its
+//!    fourth step).
 //! 4. `ttft`: time to first token of a fresh process (the `ttft` example)
 //!    after a ~1,500-token prefix, with an empty prefix-cache directory and
 //!    with the state file a previous run left.
@@ -34,8 +38,10 @@ use std::{
 };
 
 use agent_core::{
+    agent,
     llm::{
-        ChatBackend, ChatRequest, ChatTurn, LocalBackend, LocalConfig, Message, ToolChoice, ToolDef,
+        ChatBackend, ChatRequest, ChatTurn, LocalBackend, LocalConfig, Message, ToolCall,
+        ToolChoice, ToolDef,
     },
     shell::CancelToken,
 };
@@ -545,88 +551,148 @@ fn valid(turn: &ChatTurn, tools: &[ToolDef]) -> bool {
     })
 }
 
+/// Three steps already taken (the agent's own pipelines and results),
+/// before the turn measured by the `late` set.
+const LATE_STEPS: &[(&str, usize)] = &[
+    ("ls | sort-by size --reverse | first 2", 0),
+    ("open app.log | lines | last 3", 1),
+    ("ps | sort-by cpu --reverse | first 2", 3),
+];
+
+/// Where a request is asked: `first` = the bench's short prompt and tools,
+/// first turn, 128 tokens, greedy; `late` = the agent's own system prompt,
+/// tools and sampling (temperature 0.2, up to 1,024 tokens) at its fourth
+/// step, where a small model degenerates.
+#[derive(Clone, Copy, Debug)]
+enum Set {
+    First,
+    Late,
+}
+
+impl Set {
+    fn request(self, prompt: &str) -> ChatRequest {
+        match self {
+            Set::First => {
+                let mut request = ChatRequest::new(
+                    vec![Message::system(SYSTEM), Message::user(prompt)],
+                    tools(),
+                );
+                request.max_tokens = 128;
+                request
+            }
+            Set::Late => {
+                let mut messages = vec![
+                    Message::system(agent::system_prompt(agent::PromptKind::Task, "")),
+                    Message::user(prompt),
+                ];
+                for (step, (pipeline, result)) in LATE_STEPS.iter().enumerate() {
+                    let id = format!("call_{step}");
+                    let call = ToolCall {
+                        id: id.clone(),
+                        name: agent::NU_TOOL.into(),
+                        arguments: json!({"pipeline": pipeline, "why": "look"})
+                            .as_object()
+                            .cloned()
+                            .unwrap_or_default(),
+                    };
+                    messages.push(Message::assistant("", vec![call]));
+                    messages.push(Message::tool(id, RESULTS[*result]));
+                }
+                let mut request =
+                    ChatRequest::new(messages, agent::tool_defs(agent::PromptKind::Task));
+                request.max_tokens = 1024;
+                request.temperature = 0.2;
+                request
+            }
+        }
+    }
+}
+
+/// Whether a call's pipeline or answer, or the reply's text, is degenerate.
+fn degenerate(turn: &ChatTurn) -> bool {
+    turn.tool_calls.iter().any(|call| {
+        ["pipeline", "text"].iter().any(|key| {
+            call.arguments
+                .get(*key)
+                .and_then(|v| v.as_str())
+                .is_some_and(|s| agent::degenerate(s).is_some())
+        })
+    }) || agent::degenerate(&turn.content).is_some()
+}
+
 fn validity(settings: &Settings) -> Result<()> {
     let requests = if settings.full {
         REQUESTS
     } else {
         &REQUESTS[..3]
     };
-    let tools = tools();
     // BENCH_LOCAL_GUARD=compare: only the agent's own setting (grammar,
-    // call required), with the repetition guard off and then on.
+    // call required), on both sets, with the repetition guard off and on.
     let compare_guard = std::env::var("BENCH_LOCAL_GUARD").is_ok_and(|v| v == "compare");
-    let runs: Vec<(bool, ToolChoice, bool)> = if compare_guard {
-        vec![
-            (true, ToolChoice::Required, false),
-            (true, ToolChoice::Required, true),
-        ]
+    let runs: Vec<(Set, bool, ToolChoice, bool)> = if compare_guard {
+        [Set::First, Set::Late]
+            .into_iter()
+            .flat_map(|set| {
+                [false, true]
+                    .into_iter()
+                    .map(move |guard| (set, true, ToolChoice::Required, guard))
+            })
+            .collect()
     } else {
         [true, false]
             .into_iter()
             .flat_map(|g| {
                 [ToolChoice::Required, ToolChoice::Auto]
                     .into_iter()
-                    .map(move |c| (g, c, true))
+                    .map(move |c| (Set::First, g, c, true))
             })
             .collect()
     };
     for (name, path) in &settings.models {
-        for &(grammar, choice, guard) in &runs {
-            {
-                eprintln!(
-                    "bench local: validity {name}, grammar {grammar}, {choice:?}, guard {guard}"
-                );
-                let mut config = config(path, 1);
-                config.turn.grammar = grammar;
-                config.turn.repetition_guard = guard;
-                let mut backend = LocalBackend::new(config);
-                let (mut ok, mut prose, mut broken, mut degenerate) = (0, 0, 0, 0);
-                let mut failures = Vec::new();
-                let started = Instant::now();
-                for prompt in requests {
-                    let mut request = ChatRequest::new(
-                        vec![Message::system(SYSTEM), Message::user(*prompt)],
-                        tools.clone(),
-                    );
-                    request.tool_choice = choice;
-                    request.max_tokens = 128;
-                    let (turn, _) = chat(&mut backend, &request)?;
-                    let repeats = turn.tool_calls.iter().any(|call| {
-                        ["pipeline", "text"].iter().any(|key| {
-                            call.arguments
-                                .get(*key)
-                                .and_then(|v| v.as_str())
-                                .is_some_and(|s| agent_core::agent::degenerate(s).is_some())
-                        })
-                    }) || agent_core::agent::degenerate(&turn.content).is_some();
-                    if repeats {
-                        degenerate += 1;
-                        failures.push(json!({"prompt": prompt, "degenerate": true,
-                            "calls": turn.tool_calls, "content": turn.content}));
-                    }
-                    if valid(&turn, &tools) {
-                        ok += 1;
+        for &(set, grammar, choice, guard) in &runs {
+            eprintln!(
+                "bench local: validity {name}, {set:?}, grammar {grammar}, {choice:?}, guard {guard}"
+            );
+            let mut config = config(path, 1);
+            config.turn.grammar = grammar;
+            config.turn.repetition_guard = guard;
+            let mut backend = LocalBackend::new(config);
+            let (mut ok, mut prose, mut broken, mut repeats, mut tokens) = (0, 0, 0, 0, 0);
+            let mut failures = Vec::new();
+            let started = Instant::now();
+            for prompt in requests {
+                let mut request = set.request(prompt);
+                request.tool_choice = choice;
+                let (turn, _) = chat(&mut backend, &request)?;
+                tokens += turn.usage.completion_tokens;
+                if degenerate(&turn) {
+                    repeats += 1;
+                    failures.push(json!({"prompt": prompt, "degenerate": true,
+                        "calls": turn.tool_calls, "content": turn.content}));
+                }
+                if valid(&turn, &request.tools) {
+                    ok += 1;
+                } else {
+                    let is_prose = turn.tool_calls.is_empty() && turn.repair.is_none();
+                    if is_prose {
+                        prose += 1;
                     } else {
-                        let is_prose = turn.tool_calls.is_empty() && turn.repair.is_none();
-                        if is_prose {
-                            prose += 1;
-                        } else {
-                            broken += 1;
-                        }
-                        // Every broken call, and the first prose reply.
-                        if !is_prose || prose == 1 {
-                            failures.push(json!({"prompt": prompt, "content": turn.content,
-                                "calls": turn.tool_calls, "repair": turn.repair}));
-                        }
+                        broken += 1;
+                    }
+                    // Every broken call, and the first prose reply.
+                    if !is_prose || prose == 1 {
+                        failures.push(json!({"prompt": prompt, "content": turn.content,
+                            "calls": turn.tool_calls, "repair": turn.repair}));
                     }
                 }
-                emit(json!({
-                    "part": "validity", "model": name, "grammar": grammar,
-                    "choice": format!("{choice:?}"), "guard": guard, "requests": requests.len(),
-                    "valid": ok, "prose": prose, "broken": broken, "degenerate": degenerate,
-                    "seconds": started.elapsed().as_secs_f64(), "examples": failures,
-                }));
             }
+            emit(json!({
+                "part": "validity", "model": name, "set": format!("{set:?}").to_lowercase(),
+                "grammar": grammar, "choice": format!("{choice:?}"), "guard": guard,
+                "requests": requests.len(), "valid": ok, "prose": prose, "broken": broken,
+                "degenerate": repeats, "completion_tokens": tokens,
+                "seconds": started.elapsed().as_secs_f64(), "examples": failures,
+            }));
         }
     }
     Ok(())

@@ -415,3 +415,44 @@ fn a_call_the_model_starts_itself_is_held_to_the_grammar() {
     }
     assert!(calls > 0, "the model never started a call by itself");
 }
+
+/// A reply that falls into a loop (`aaaa…`) is steered out of it by the
+/// repetition guard before the agent would judge it degenerate, and the
+/// call stays whole; without the guard the same prompt loops.
+#[test]
+fn the_repetition_guard_breaks_a_loop() {
+    let run = |guard: bool| {
+        let mut config = config();
+        config.turn.repetition_guard = guard;
+        let mut backend = LocalBackend::new(config);
+        let prompt = format!("echo {}", "a".repeat(80));
+        let mut request = ChatRequest::new(
+            vec![Message::system(SYSTEM), Message::user(prompt)],
+            tools(),
+        );
+        request.tool_choice = ToolChoice::Required;
+        request.max_tokens = 160;
+        let (turn, _) = chat(&mut backend, &request);
+        assert_eq!(turn.tool_calls.len(), 1, "{turn:?}");
+        assert!(turn.repair.is_none(), "{turn:?}");
+        let arguments = &turn.tool_calls[0].arguments;
+        let text = ["pipeline", "text"]
+            .iter()
+            .find_map(|k| arguments.get(*k).and_then(|v| v.as_str()))
+            .unwrap_or_default()
+            .to_string();
+        text
+    };
+    let unguarded = run(false);
+    assert!(
+        agent_core::agent::degenerate(&unguarded).is_some(),
+        "without the guard the model loops: {unguarded:?}"
+    );
+    let guarded = run(true);
+    assert_eq!(
+        agent_core::agent::degenerate(&guarded),
+        None,
+        "with the guard: {guarded:?}"
+    );
+    assert!(!guarded.contains(&"a".repeat(24)), "{guarded:?}");
+}

@@ -16,6 +16,7 @@ use llama_cpp_2::{
 use super::{
     grammar::{CALL_OPENER, tool_call_grammar, trigger_patterns},
     host::{BATCH, ChatContext, LoadedModel},
+    loop_guard::{LoopGuard, MAX_ALTERNATIVES},
     prefix_cache,
     stream::StreamSplitter,
     template::RenderedPrompt,
@@ -43,12 +44,10 @@ pub struct TurnOptions {
     /// Generate until the budget whatever the model says (benchmarks of
     /// decoding speed).
     pub ignore_eog: bool,
-    /// While a tool call is constrained, penalise extending a sequence the
-    /// model just repeated (llama.cpp's DRY sampler), so a small model
-    /// does not fill a string with `0000…` or `pip_pip_…`. Off by default
-    /// for now: with it, greedy output with the KV cache reused can differ
-    /// from evaluating from scratch (near-ties flip), which the reuse test
-    /// forbids; the agent loop sends degenerate turns back either way.
+    /// Once the reply ends in a short unit repeated many times (`0000…`,
+    /// `pip_pip_…`), take the best token that breaks the loop instead of
+    /// one that continues it (see `loop_guard`). It acts on nothing else,
+    /// so ordinary replies are unchanged.
     pub repetition_guard: bool,
 }
 
@@ -61,7 +60,7 @@ impl Default for TurnOptions {
             prefix_cache: None,
             reuse: true,
             ignore_eog: false,
-            repetition_guard: false,
+            repetition_guard: true,
         }
     }
 }
@@ -116,12 +115,16 @@ pub fn run_turn(
     let mut generated = 0usize;
     let mut piece = Vec::new();
     let mut finish = FinishReason::Length;
+    let mut guard = LoopGuard::default();
     while generated < budget {
         if cancel.is_cancelled() {
             finish = FinishReason::Cancelled;
             break;
         }
-        let token = sampler.sample(&context.ctx, -1);
+        let token = match guard.looping().filter(|_| options.repetition_guard) {
+            Some(period) => sample_breaking_loop(context, &mut sampler, &guard, period),
+            None => sampler.sample(&context.ctx, -1),
+        };
         if vocab.is_eog(token) && !options.ignore_eog {
             finish = FinishReason::Stop;
             break;
@@ -140,6 +143,7 @@ pub fn run_turn(
             .map_err(|e| decode_error(e, n_ctx))?;
         context.cached.push(token);
         reply_bytes.extend_from_slice(&piece);
+        guard.push(&piece);
         generated += 1;
         if splitter.call_closed() {
             finish = FinishReason::ToolCalls;
@@ -301,13 +305,6 @@ fn evaluate_prompt(
     Ok(Some(tokens.len() - start))
 }
 
-/// DRY (llama.cpp's "don't repeat yourself" sampler) settings: its
-/// authors' defaults, over a short window.
-const DRY_MULTIPLIER: f32 = 0.8;
-const DRY_BASE: f32 = 1.75;
-const DRY_ALLOWED_LENGTH: i32 = 2;
-const DRY_LAST_N: i32 = 64;
-
 /// The sampler chain: the tool-call grammar first (lazy, or from the first
 /// token when a call is required), then greedy or temperature sampling.
 fn sampler(
@@ -344,18 +341,6 @@ fn sampler(
                 LlmError::Backend(format!("the tool-call grammar was refused: {e}"))
             })?,
         );
-        if options.repetition_guard {
-            // Over the last 64 tokens only: the prompt's own words (paths,
-            // names to copy) lie further back.
-            chain.push(LlamaSampler::dry(
-                model,
-                DRY_MULTIPLIER,
-                DRY_BASE,
-                DRY_ALLOWED_LENGTH,
-                DRY_LAST_N,
-                ["\n", ":", "\"", "*"],
-            ));
-        }
     }
     if options.ignore_eog {
         let vocab = model.vocab();
@@ -377,6 +362,45 @@ fn sampler(
         chain.push(LlamaSampler::dist(options.seed));
     }
     Ok(LlamaSampler::chain_simple(chain))
+}
+
+/// Sample as the chain would, but when its choice carries the loop of
+/// `period` on, take the best candidate it kept that does not (its own
+/// choice when none does), and accept that token into the chain.
+fn sample_breaking_loop(
+    context: &ChatContext,
+    sampler: &mut LlamaSampler,
+    guard: &LoopGuard,
+    period: usize,
+) -> LlamaToken {
+    let vocab = context.model.model.vocab();
+    let mut candidates = context.ctx.token_data_array_ith(-1);
+    candidates.apply_sampler(sampler);
+    let mut piece = Vec::new();
+    let mut continues = |token: LlamaToken| {
+        piece.clear();
+        vocab.token_to_piece_into(token, &mut piece, true, None);
+        !vocab.is_eog(token) && guard.continues(period, &piece)
+    };
+    let chosen = match candidates.selected_token() {
+        Some(token) if !continues(token) => token,
+        selected => {
+            let mut kept: Vec<_> = candidates
+                .data
+                .iter()
+                .filter(|d| d.logit().is_finite())
+                .collect();
+            kept.sort_by(|a, b| b.logit().total_cmp(&a.logit()));
+            kept.iter()
+                .take(MAX_ALTERNATIVES)
+                .map(|d| d.id())
+                .find(|t| !continues(*t))
+                .or(selected)
+                .unwrap_or_else(|| kept.first().map_or(LlamaToken(0), |d| d.id()))
+        }
+    };
+    sampler.accept(chosen);
+    chosen
 }
 
 fn decode_error(e: llama_cpp_2::DecodeError, n_ctx: usize) -> LlmError {

@@ -6,6 +6,7 @@
 mod generate;
 mod grammar;
 mod host;
+mod loop_guard;
 mod prefix_cache;
 mod stream;
 mod template;
