@@ -548,6 +548,9 @@ impl Agent {
         }
         let started = Instant::now();
         let ran = self.shell.run(pipeline, &limits, cancel);
+        if let Some(notice) = &ran.notice {
+            self.notice(notice.clone());
+        }
         let status = step_status(&ran);
         let out = ran.approved_by.as_ref().map(|_| ran.outcome.index);
         self.emit(AgentEvent::Observed {
@@ -558,7 +561,11 @@ impl Agent {
             approved_by: ran.approved_by.clone(),
             duration: started.elapsed(),
         });
-        observation(&ran, status, self.options.observe_tokens)
+        let observed = observation(&ran, status, self.options.observe_tokens);
+        match &ran.notice {
+            Some(notice) => format!("Note: {notice}.\n{observed}"),
+            None => observed,
+        }
     }
 }
 

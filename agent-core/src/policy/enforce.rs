@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails, PathFacts, Policy, Row,
     Step, Verdict, guarded_engine, label, plan_in,
-    sandbox::{self, SandboxMode, SandboxSpec, WorkerRequest},
+    sandbox::{self, SandboxMode, SandboxSpec},
 };
 use crate::{
     shell::{CancelToken, Diagnostic, Engine, Limits, Outcome, Session, SessionSeed},
@@ -73,6 +73,9 @@ pub struct Ran {
     pub pipeline: String,
     /// Runtime guard decisions taken during the run (in-process runs).
     pub guard_events: Vec<GuardEvent>,
+    /// Something the model and the user must know about the session
+    /// (it was restarted and lost its variables).
+    pub notice: Option<String>,
 }
 
 /// What the sandbox worker needs to build the same guarded engine.
@@ -81,8 +84,6 @@ struct WorkerPolicy {
     policy: Policy,
     guards: bool,
     sandbox_enforced: bool,
-    pipeline: String,
-    approved: Vec<Step>,
     trusted_path: Vec<PathBuf>,
     writable: Vec<PathBuf>,
     /// The binary that starts each external under its own sandbox.
@@ -94,17 +95,27 @@ struct WorkerPolicy {
     start_env: Vec<(String, String)>,
 }
 
+/// What one run in the worker was approved for.
+#[derive(Default, Serialize, Deserialize)]
+struct RunPolicy {
+    approved: Vec<Step>,
+}
+
 /// Builds the worker's engine from what [`PolicyShell`] sent: the binaries
-/// pass this to [`sandbox::worker_main`].
+/// pass this to [`sandbox::worker_main`]. Before each run the guards learn
+/// the pipeline and the steps the user approved for it.
 pub fn worker_engine(
     json: &serde_json::Value,
     approver: Arc<dyn Approver>,
-) -> Result<Engine, String> {
+) -> Result<sandbox::WorkerEngine, String> {
     let request: WorkerPolicy =
         serde_json::from_value(json.clone()).map_err(|e| format!("bad worker policy: {e}"))?;
     let trash = request.policy.trash;
     if !request.guards {
-        return Ok(Engine::standard().clone().with_trash(trash));
+        return Ok(sandbox::WorkerEngine {
+            engine: Engine::standard().clone().with_trash(trash),
+            before_run: Box::new(|_, _| {}),
+        });
     }
     let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
     let facts = PathFacts::for_user(cwd, &request.writable, &request.policy.protect);
@@ -115,10 +126,16 @@ pub fn worker_engine(
         approver,
         request.trusted_path,
     );
-    rails.begin_run(&request.pipeline, &request.approved);
     rails.use_launcher(request.launcher);
     rails.remember_env(request.start_env);
-    Ok(guarded_engine(rails).with_trash(trash))
+    let engine = guarded_engine(rails.clone()).with_trash(trash);
+    Ok(sandbox::WorkerEngine {
+        engine,
+        before_run: Box::new(move |pipeline, json| {
+            let run: RunPolicy = serde_json::from_value(json.clone()).unwrap_or_default();
+            rails.begin_run(pipeline, &run.approved);
+        }),
+    })
 }
 
 /// A session under the user's policy.
@@ -135,9 +152,32 @@ pub struct PolicyShell {
     audit: Option<AuditLog>,
     /// Names this session in the audit log.
     session_id: String,
-    /// The values of the runs made in sandbox workers (`$out` there).
+    /// The values of the runs made in sandbox workers: `$out` lives in
+    /// the worker; this copy serves `out()` and a worker that replaces
+    /// one that is gone.
     worker_outs: Vec<Value>,
+    /// The engine the planning session was built on (to start it over).
+    engine: Engine,
+    /// The conversation's sandbox worker and the sandbox it runs under.
+    worker: Option<(sandbox::SessionWorker, SandboxSpec)>,
+    /// Start a fresh worker for every step (the behaviour before workers
+    /// lived as long as the conversation; kept for the benchmark).
+    worker_per_step: bool,
 }
+
+/// How the sandbox worker of a conversation stands (tests, benchmarks).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerInfo {
+    pub pid: u32,
+    /// Runs it has answered.
+    pub runs: usize,
+    /// Bytes sent to it so far.
+    pub bytes_sent: u64,
+}
+
+/// How long a conversation's worker waits for its next step before it
+/// exits (the next step starts a new one, with a notice).
+const WORKER_IDLE: Duration = Duration::from_secs(30 * 60);
 
 /// How to set up a [`PolicyShell`].
 #[derive(Default)]
@@ -150,6 +190,9 @@ pub struct ShellOptions {
     pub hook: Option<Box<dyn PolicyHook>>,
     /// Where decisions and runs are logged (see [`PolicyShell::audit_log`]).
     pub audit: Option<AuditLog>,
+    /// A fresh sandbox worker for every step instead of one for the
+    /// conversation (nothing but `$out` and the directory carries over).
+    pub worker_per_step: bool,
 }
 
 impl PolicyShell {
@@ -209,6 +252,9 @@ impl PolicyShell {
                     .unwrap_or(0)
             ),
             worker_outs: Vec::new(),
+            engine,
+            worker: None,
+            worker_per_step: options.worker_per_step,
         })
     }
 
@@ -303,6 +349,15 @@ impl PolicyShell {
         } else {
             self.session.out(index)
         }
+    }
+
+    /// The conversation's sandbox worker, while there is one.
+    pub fn worker_info(&self) -> Option<WorkerInfo> {
+        self.worker.as_ref().map(|(worker, _)| WorkerInfo {
+            pid: worker.pid(),
+            runs: worker.runs(),
+            bytes_sent: worker.bytes_sent(),
+        })
     }
 
     /// True when pipelines run in the Landlock + seccomp worker.
@@ -479,8 +534,11 @@ impl PolicyShell {
                 approved_steps = confirm.iter().map(|(s, _)| (*s).clone()).collect();
             }
         }
+        let mut notice = None;
         let outcome = if self.sandboxed() {
-            let mut outcome = self.run_in_worker(pipeline, &approved_steps, limits, cancel);
+            let (mut outcome, restarted) =
+                self.run_in_worker(pipeline, &approved_steps, limits, cancel);
+            notice = restarted;
             outcome.index = self.worker_outs.len();
             self.worker_outs.push(outcome.value.clone());
             outcome
@@ -495,19 +553,131 @@ impl PolicyShell {
             approved_by,
             pipeline: pipeline.to_string(),
             guard_events: self.rails.take_events(),
+            notice,
         }
     }
 
+    /// Run `pipeline` in the conversation's worker (started, or started
+    /// again, as needed), or alone in a wider one when the approved steps
+    /// need more than the conversation's sandbox. Also returns the notice
+    /// that the session was restarted.
     fn run_in_worker(
         &mut self,
         pipeline: &str,
         approved: &[Step],
         limits: &Limits,
         cancel: &CancelToken,
-    ) -> Outcome {
+    ) -> (Outcome, Option<String>) {
         let cwd = self.seed.cwd.clone();
+        let run = sandbox::WorkerRun {
+            source: pipeline.to_string(),
+            cwd: cwd.clone(),
+            limits: limits.clone(),
+            policy: serde_json::to_value(RunPolicy {
+                approved: approved.to_vec(),
+            })
+            .unwrap_or_default(),
+        };
+        let exe = self.worker_exe.clone().unwrap_or_default();
+        let wanted = self.sandbox_for(&cwd, approved);
+        let base = match &self.worker {
+            Some((_, spec)) => spec.clone(),
+            None => self.sandbox_for(&cwd, &[]),
+        };
+        let covered = base.covers(&wanted);
+        if self.worker_per_step || !covered {
+            return (self.run_alone(&exe, wanted, &run, cancel), None);
+        }
+        let mut notice = None;
+        let alive = match &mut self.worker {
+            Some((worker, _)) => worker.is_alive(),
+            None => false,
+        };
+        if !alive {
+            if let Some((old, _)) = self.worker.take()
+                && old.runs() > 0
+            {
+                notice = Some(restart_notice(self.worker_outs.len()));
+                self.forget_declarations();
+            }
+            // A new worker gets the conversation's sandbox at this cwd.
+            let spec = self.sandbox_for(&cwd, &[]);
+            let start = self.worker_start(spec.clone(), carried_outs(&self.worker_outs));
+            match sandbox::SessionWorker::start(&exe, &start) {
+                Ok(worker) => self.worker = Some((worker, spec)),
+                Err(error) => {
+                    let outcome = Outcome {
+                        error: Some(error),
+                        ..self.empty_outcome()
+                    };
+                    return (outcome, notice);
+                }
+            }
+        }
+        let Some((worker, _)) = self.worker.as_mut() else {
+            return (self.empty_outcome(), notice);
+        };
+        let outcome = worker.run(&run, cancel, self.approver.as_ref());
+        if worker.is_alive() {
+            // The planner learns what the worker's session now holds.
+            let _ = self.session.declare(pipeline, &cwd);
+        }
+        (outcome, notice)
+    }
+
+    /// Run one step in a worker of its own, with the wider sandbox it was
+    /// approved for; the conversation's worker gets its value as `$out`.
+    fn run_alone(
+        &mut self,
+        exe: &std::path::Path,
+        spec: SandboxSpec,
+        run: &sandbox::WorkerRun,
+        cancel: &CancelToken,
+    ) -> Outcome {
+        let start = self.worker_start(spec, carried_outs(&self.worker_outs));
+        let mut outcome = sandbox::run_sandboxed(exe, &start, run, cancel, self.approver.as_ref());
+        if let Some((worker, _)) = self.worker.as_mut() {
+            worker.add_out(&outcome.value);
+            if let Some(error) = outcome.error.as_mut() {
+                let alone = "this step ran alone, in a sandbox wide enough for what was approved: variables, definitions and `$env` changes of earlier steps do not reach it (`$out` does)";
+                error.help = Some(match error.help.take() {
+                    Some(help) => format!("{help}; {alone}"),
+                    None => alone.to_string(),
+                });
+            }
+        }
+        outcome
+    }
+
+    /// Start the planning session over (the worker that held the
+    /// definitions it learned is gone).
+    fn forget_declarations(&mut self) {
+        if let Ok(session) = Session::new(&self.engine, self.seed.clone()) {
+            self.session = session;
+        }
+    }
+
+    fn empty_outcome(&self) -> Outcome {
+        Outcome {
+            value: Value::nothing(Span::unknown()),
+            index: 0,
+            stderr: None,
+            exit_code: None,
+            printed: Vec::new(),
+            cwd: self.cwd(),
+            error: None,
+            stopped: None,
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// The sandbox for a step in `cwd` with `approved` steps: the
+    /// conversation's roots, widened by approved writes outside them and an
+    /// approved network step; protected trees (and `.git`, unless a git
+    /// command was approved) read-only.
+    fn sandbox_for(&self, cwd: &std::path::Path, approved: &[Step]) -> SandboxSpec {
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        let mut writable = self.policy.writable_roots(&cwd, home.as_deref());
+        let mut writable = self.policy.writable_roots(cwd, home.as_deref());
         if self.policy.trash
             && let Some(trash) = trash_dir(home.as_deref())
             && std::fs::create_dir_all(&trash).is_ok()
@@ -516,9 +686,7 @@ impl PolicyShell {
             writable.push(trash);
         }
         writable.retain(|p| p.exists());
-        let facts = facts_for(&self.policy, &cwd);
-        // An approved write outside the roots, or an approved network step,
-        // widens the sandbox for this run only.
+        let facts = facts_for(&self.policy, cwd);
         let mut network = self.policy.network;
         for step in approved {
             if step.category == super::Category::Network {
@@ -538,9 +706,6 @@ impl PolicyShell {
                 }
             }
         }
-        // Protected trees inside the roots stay read-only for everything
-        // the worker runs; `.git` too, unless the user approved a git
-        // command in this pipeline (`git commit` writes it).
         let git_approved = approved.iter().any(|s| s.name == "^git");
         let mut protected: Vec<PathBuf> = Vec::new();
         for root in &writable {
@@ -553,27 +718,30 @@ impl PolicyShell {
                 }
             }
         }
-        let spec = SandboxSpec {
+        SandboxSpec {
             mode: self.policy.sandbox,
-            writable: writable.clone(),
+            writable,
             network,
             protected,
             nested: false,
-        };
+        }
+    }
+
+    /// How a worker under `spec` starts: the session's directory and
+    /// environment, the policy its guards enforce, and `$out` so far.
+    fn worker_start(&self, spec: SandboxSpec, outs: Vec<Value>) -> sandbox::WorkerStart {
         let worker_policy = WorkerPolicy {
             policy: self.policy.clone(),
             guards: self.layers.guards,
             sandbox_enforced: true,
-            pipeline: pipeline.to_string(),
-            approved: approved.to_vec(),
             trusted_path: self.trusted_path.clone(),
-            writable,
+            writable: spec.writable.clone(),
             launcher: self.rails.launcher(),
             start_env: self.rails.start_env(),
         };
-        let request = WorkerRequest {
+        sandbox::WorkerStart {
             spec,
-            cwd,
+            cwd: self.seed.cwd.clone(),
             env: self
                 .seed
                 .env
@@ -586,34 +754,38 @@ impl PolicyShell {
                         .filter_map(|name| Some((name.clone(), std::env::var(name).ok()?))),
                 )
                 .collect(),
-            source: pipeline.to_string(),
-            limits: limits.clone(),
             policy: serde_json::to_value(&worker_policy).unwrap_or(serde_json::Value::Null),
-            outs: carried_outs(&self.worker_outs),
-        };
-        let exe = self.worker_exe.clone().unwrap_or_default();
-        sandbox::run_sandboxed(&exe, &request, cancel, self.approver.as_ref())
+            outs,
+            idle_timeout: Some(WORKER_IDLE),
+        }
     }
 
     fn not_run(&self, pipeline: &str, decision: Decision, diagnostic: Diagnostic) -> Ran {
         Ran {
             decision,
             outcome: Outcome {
-                value: Value::nothing(Span::unknown()),
-                index: 0,
-                stderr: None,
-                exit_code: None,
-                printed: Vec::new(),
-                cwd: self.cwd(),
                 error: Some(diagnostic),
-                stopped: None,
-                duration: Duration::ZERO,
+                ..self.empty_outcome()
             },
             approved_by: None,
             pipeline: pipeline.to_string(),
             guard_events: Vec::new(),
+            notice: None,
         }
     }
+}
+
+/// What the model and the user are told when the conversation's worker
+/// was replaced.
+fn restart_notice(outs: usize) -> String {
+    let kept = match outs {
+        0 => String::new(),
+        1 => "; `$out.0` was kept".to_string(),
+        n => format!("; `$out.0`..`$out.{}` were kept", n - 1),
+    };
+    format!(
+        "the session was restarted (its sandbox worker had stopped): variables, definitions and `$env` changes from earlier steps are gone{kept}"
+    )
 }
 
 /// Most bytes of earlier results handed to a sandbox worker as `$out`.

@@ -161,6 +161,43 @@ impl Session {
         }
     }
 
+    /// Append `value` to `$out` as the next run's (a run made elsewhere).
+    pub fn push_out(&mut self, value: Value) {
+        self.runs += 1;
+        self.record_out(value);
+    }
+
+    /// Move the session to `cwd` (an existing absolute directory), as
+    /// `cd` would.
+    pub fn set_cwd(&mut self, cwd: &Path) -> Result<(), Diagnostic> {
+        if !cwd.is_absolute() || !cwd.is_dir() {
+            return Err(Diagnostic::plain(
+                "nu_agent::shell::cwd",
+                format!("{} is not an existing absolute directory", cwd.display()),
+                None,
+            ));
+        }
+        self.stack.add_env_var(
+            "PWD".into(),
+            Value::string(cwd.to_string_lossy().into_owned(), Span::unknown()),
+        );
+        Ok(())
+    }
+
+    /// Learn what `source` declares (variables with their types, `def`s,
+    /// aliases, modules and overlays) without running it, as if it had
+    /// run in `cwd`: a session that plans pipelines another process runs
+    /// sees that process's definitions. Nothing is learned from source
+    /// that does not parse.
+    pub fn declare(&mut self, source: &str, cwd: &Path) -> Result<(), Diagnostic> {
+        let Some(engine) = self.engine.as_mut() else {
+            return Ok(());
+        };
+        let pwd = Value::string(cwd.to_string_lossy().into_owned(), Span::unknown());
+        engine.add_env_var("PWD".into(), pwd);
+        parse_into(engine, "agent", source).map(|_| ())
+    }
+
     /// Run `source` to completion or until a limit stops it.
     pub fn run(&mut self, source: &str, limits: &Limits) -> Outcome {
         self.run_cancellable(source, limits, &CancelToken::new())

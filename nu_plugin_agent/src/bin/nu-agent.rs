@@ -630,6 +630,7 @@ fn run(
             .or_else(|| std::env::current_exe().ok()),
         hook: None,
         audit,
+        ..ShellOptions::default()
     };
     let mut shell = match PolicyShell::new(policy, seed, approver(approval), options) {
         Ok(shell) => shell,

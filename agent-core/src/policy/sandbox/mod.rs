@@ -14,12 +14,18 @@
 //!   and `AF_NETLINK`),
 //!   and never `io_uring`, `ptrace` or `process_vm_*`.
 //!
-//! [`run_sandboxed`] is the parent's side, [`worker_main`] the worker's.
+//! [`SessionWorker`] is the parent's side (one worker serves every run of
+//! a conversation; [`run_sandboxed`] runs one step alone), [`worker_main`]
+//! the worker's.
 //! Inside any mode, each external program is started through the
 //! launcher ([`exec_main`]), which narrows the sandbox further to what
 //! that program's verdict allowed.
 
-use std::{fmt, path::PathBuf, str::FromStr};
+use std::{
+    fmt,
+    path::{Path, PathBuf},
+    str::FromStr,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -38,10 +44,10 @@ pub use launcher::{
     EXEC_ARG, EXIT_NOT_SANDBOXED, ExecSpec, carve_out, exec_main, external_sandbox_status,
     launcher_prefix,
 };
-pub use parent::run_sandboxed;
+pub use parent::{SessionWorker, run_sandboxed};
 pub use probe::{LandlockMissing, LandlockSupport, Protections, SeccompSupport, probe};
-pub use protocol::{WORKER_ARG, WorkerRequest};
-pub use worker::{EngineBuilder, worker_main};
+pub use protocol::{WORKER_ARG, WorkerRun, WorkerStart};
+pub use worker::{EngineBuilder, WorkerEngine, worker_main};
 
 /// How much of the machine a sandboxed pipeline may change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,6 +141,30 @@ impl SandboxSpec {
             SandboxMode::WorkspaceWrite => &self.writable,
             SandboxMode::Off | SandboxMode::ReadOnly => &[],
         }
+    }
+
+    /// Whether a worker under this spec may run a step that needs `step`:
+    /// the same mode, every root the step may write lies inside one of
+    /// ours, the network only if we have it, and nothing writable here
+    /// that the step must keep read-only — nor read-only here that the
+    /// step may write.
+    pub fn covers(&self, step: &SandboxSpec) -> bool {
+        let under = |path: &Path, roots: &[PathBuf]| roots.iter().any(|r| path.starts_with(r));
+        let ours = self.writable_roots();
+        let theirs = step.writable_roots();
+        self.mode == step.mode
+            && (self.network || !step.network)
+            && theirs.iter().all(|w| under(w, ours))
+            && step
+                .protected
+                .iter()
+                .filter(|p| under(p, ours))
+                .all(|p| self.protected.contains(p) || under(p, &self.protected))
+            && self
+                .protected
+                .iter()
+                .filter(|p| theirs.iter().any(|w| p.starts_with(w)))
+                .all(|p| step.protected.contains(p) || under(p, &step.protected))
     }
 }
 
@@ -303,6 +333,35 @@ fn thread_count() -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn spec(writable: &[&str], network: bool, protected: &[&str]) -> SandboxSpec {
+        SandboxSpec {
+            mode: SandboxMode::WorkspaceWrite,
+            writable: writable.iter().map(PathBuf::from).collect(),
+            network,
+            protected: protected.iter().map(PathBuf::from).collect(),
+            nested: false,
+        }
+    }
+
+    #[test]
+    fn a_worker_covers_steps_within_its_rights_only() {
+        let worker = spec(&["/ws", "/tmp"], false, &["/ws/.git"]);
+        assert!(worker.covers(&worker));
+        // After `cd sub`: narrower roots.
+        assert!(worker.covers(&spec(&["/ws/sub", "/tmp"], false, &[])));
+        // A write approved outside the roots, or the network: no.
+        assert!(!worker.covers(&spec(&["/ws", "/tmp", "/etc"], false, &["/ws/.git"])));
+        assert!(!worker.covers(&spec(&["/ws", "/tmp"], true, &["/ws/.git"])));
+        // An approved `git commit` may write `.git`, which the worker keeps
+        // read-only.
+        assert!(!worker.covers(&spec(&["/ws", "/tmp"], false, &[])));
+        // A step that must keep something read-only the worker may write.
+        assert!(!worker.covers(&spec(&["/ws", "/tmp"], false, &["/ws/.git", "/ws/keep"])));
+        let mut read_only = worker.clone();
+        read_only.mode = SandboxMode::ReadOnly;
+        assert!(!worker.covers(&read_only));
+    }
 
     #[test]
     fn modes_round_trip_through_their_names() {

@@ -1,5 +1,5 @@
-//! The parent's side: start a worker, answer its questions, and collect
-//! the outcome, or stop it.
+//! The parent's side: start a worker, send it runs, answer its questions,
+//! and collect each outcome, or stop it.
 
 use std::{
     io::Read,
@@ -8,13 +8,16 @@ use std::{
     process::{Child, ChildStdin, Command, ExitStatus, Stdio},
     sync::{
         Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
         mpsc::{self, RecvTimeoutError},
     },
     time::{Duration, Instant},
 };
 
+use nu_protocol::Value;
+
 use super::protocol::{
-    FromWorker, Line, ToWorker, WORKER_ARG, WorkerRequest, empty_outcome, failed_outcome,
+    FromWorker, Line, ToWorker, WORKER_ARG, WorkerRun, WorkerStart, empty_outcome, failed_outcome,
     read_line, write_line,
 };
 use crate::{
@@ -30,97 +33,240 @@ const CANCEL_GRACE: Duration = Duration::from_secs(4);
 /// How long past its time limit a worker may stay silent before it is
 /// killed.
 const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
+/// How long a worker may take to send back a `$out` value.
+const GET_OUT_WAIT: Duration = Duration::from_secs(30);
 /// Bytes of the worker's stderr kept for an error message.
 const STDERR_TAIL: usize = 2048;
 /// Room for a message beyond the output cap (JSON is bigger than the
 /// value's memory size).
 const MESSAGE_SLACK: u64 = 16 * 1024 * 1024;
 
-/// Evaluate `request` in a sandboxed worker: `exe` (this program, which
-/// must call [`super::worker_main`] when started with [`WORKER_ARG`]) in
-/// its own process group. Questions from the worker's guards go to
-/// `approver`. Cancelling `cancel` stops the worker (and what it started);
-/// a worker that dies yields an error outcome, never a panic.
+/// Evaluate one pipeline in a worker of its own, which ends with it (a
+/// step that needs a wider sandbox than its conversation's worker).
 pub fn run_sandboxed(
     exe: &Path,
-    request: &WorkerRequest,
+    start: &WorkerStart,
+    run: &WorkerRun,
     cancel: &CancelToken,
     approver: &dyn Approver,
 ) -> Outcome {
-    let started = Instant::now();
-    let failed = |message: String| {
-        failed_outcome(
-            request.cwd.clone(),
-            Diagnostic::plain("nu_agent::sandbox::worker", message, None),
-            started.elapsed(),
-        )
-    };
-    // The worker's own environment holds only what a session may see, so
-    // that `/proc/<worker>/environ` shows no secrets either.
-    let env = filter_env(request.env.clone(), &EnvFilter::default());
-    let mut command = Command::new(exe);
-    command
-        .arg(WORKER_ARG)
-        .current_dir(&request.cwd)
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut worker = match command.spawn() {
-        Ok(child) => WorkerProcess::new(child),
-        Err(err) => {
-            return failed(format!(
-                "cannot start the sandbox worker {}: {err}",
-                exe.display()
-            ));
-        }
-    };
-    let (Some(mut stdin), Some(stdout), Some(stderr)) = (
-        worker.child.stdin.take(),
-        worker.child.stdout.take(),
-        worker.child.stderr.take(),
-    ) else {
-        return failed("the sandbox worker's pipes could not be opened".into());
-    };
-    let stderr_tail = StderrTail::spawn(stderr);
-    let limit = u64::try_from(request.limits.max_output_bytes)
-        .unwrap_or(u64::MAX)
-        .saturating_mul(4)
-        .saturating_add(MESSAGE_SLACK);
-    let messages = spawn_message_reader(stdout, limit);
-
-    let mut request = request.clone();
-    request.env = env;
-    // A worker that dies before reading is reported below.
-    let _ = write_line(&mut stdin, &request);
-
-    let ended = supervise(&messages, &mut stdin, &request, cancel, approver, started);
-    let status = worker.stop();
-    drop(stdin);
-    match ended {
-        Ended::Done(outcome) => *outcome,
-        Ended::Stopped(reason) => stopped_outcome(&request, reason, started),
-        Ended::Died if cancel.is_cancelled() => {
-            stopped_outcome(&request, StopReason::Cancelled, started)
-        }
-        Ended::Died => failed(format!(
-            "the sandbox worker died: {}{}",
-            describe(status),
-            stderr_tail.text()
-        )),
-        Ended::Broken(why) => failed(format!(
-            "the sandbox worker sent {why}{}",
-            stderr_tail.text()
-        )),
+    match SessionWorker::start(exe, start) {
+        Ok(mut worker) => worker.run(run, cancel, approver),
+        Err(error) => failed_outcome(run.cwd.clone(), error, Duration::ZERO),
     }
 }
 
-/// How the conversation with the worker ended.
+/// A sandbox worker serving the runs of one conversation: `exe` (this
+/// program, which must call [`super::worker_main`] when started with
+/// [`WORKER_ARG`]) in its own process group, its session alive between
+/// runs. Questions from the worker's guards go to the run's approver.
+/// Dropping it kills the worker and everything it started.
+pub struct SessionWorker {
+    process: WorkerProcess,
+    stdin: ChildStdin,
+    messages: mpsc::Receiver<Line<FromWorker>>,
+    stderr: StderrTail,
+    /// The longest message the reader accepts (set per run).
+    limit: Arc<AtomicU64>,
+    bytes_sent: u64,
+    runs: usize,
+    /// Why it can serve no more runs.
+    gone: Option<String>,
+}
+
+impl SessionWorker {
+    /// Start a worker with `start` (its sandbox, directory, environment
+    /// and policy). It applies the sandbox and builds its session while
+    /// the first run is on its way.
+    pub fn start(exe: &Path, start: &WorkerStart) -> Result<SessionWorker, Diagnostic> {
+        // The worker's own environment holds only what a session may see,
+        // so that `/proc/<worker>/environ` shows no secrets either.
+        let env = filter_env(start.env.clone(), &EnvFilter::default());
+        let mut command = Command::new(exe);
+        command
+            .arg(WORKER_ARG)
+            .current_dir(&start.cwd)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut process = match command.spawn() {
+            Ok(child) => WorkerProcess::new(child),
+            Err(err) => {
+                return Err(worker_error(format!(
+                    "cannot start the sandbox worker {}: {err}",
+                    exe.display()
+                )));
+            }
+        };
+        let (Some(stdin), Some(stdout), Some(stderr)) = (
+            process.child.stdin.take(),
+            process.child.stdout.take(),
+            process.child.stderr.take(),
+        ) else {
+            return Err(worker_error(
+                "the sandbox worker's pipes could not be opened".into(),
+            ));
+        };
+        let limit = Arc::new(AtomicU64::new(MESSAGE_SLACK));
+        let mut worker = SessionWorker {
+            process,
+            stdin,
+            messages: spawn_message_reader(stdout, limit.clone()),
+            stderr: StderrTail::spawn(stderr),
+            limit,
+            bytes_sent: 0,
+            runs: 0,
+            gone: None,
+        };
+        let start = WorkerStart {
+            env,
+            ..start.clone()
+        };
+        // A worker that dies before reading is reported by the first run.
+        worker.send(&start);
+        Ok(worker)
+    }
+
+    /// Whether the worker can take another run: it has not failed, been
+    /// stopped, or exited (after its idle timeout, or killed).
+    pub fn is_alive(&mut self) -> bool {
+        if self.gone.is_none()
+            && let Ok(Some(status)) = self.process.child.try_wait()
+        {
+            self.process.status = Some(Ok(status));
+            self.gone = Some(format!(
+                "the sandbox worker ended: {}",
+                describe(Some(status))
+            ));
+        }
+        self.gone.is_none()
+    }
+
+    /// How many runs it has answered.
+    pub fn runs(&self) -> usize {
+        self.runs
+    }
+
+    /// Bytes written to the worker so far (the start line included).
+    pub fn bytes_sent(&self) -> u64 {
+        self.bytes_sent
+    }
+
+    /// The worker's process id.
+    pub fn pid(&self) -> u32 {
+        self.process.child.id()
+    }
+
+    /// Evaluate `run` in the worker's session. Cancelling `cancel` stops
+    /// the run; a worker that does not answer in time is killed. A worker
+    /// that dies yields an error outcome, never a panic.
+    pub fn run(
+        &mut self,
+        run: &WorkerRun,
+        cancel: &CancelToken,
+        approver: &dyn Approver,
+    ) -> Outcome {
+        let started = Instant::now();
+        if let Some(why) = &self.gone {
+            let why = why.clone();
+            return failed_outcome(run.cwd.clone(), worker_error(why), started.elapsed());
+        }
+        let limit = u64::try_from(run.limits.max_output_bytes)
+            .unwrap_or(u64::MAX)
+            .saturating_mul(4)
+            .saturating_add(MESSAGE_SLACK);
+        self.limit.store(limit, Ordering::Relaxed);
+        self.send(&ToWorker::Run(Box::new(run.clone())));
+        let outcome = match self.supervise(run, cancel, approver, started) {
+            Ended::Done(outcome) => {
+                self.runs += 1;
+                if outcome.stopped == Some(StopReason::Abandoned) {
+                    // Its session started over and lost its variables.
+                    self.kill("its last run did not stop when interrupted");
+                }
+                *outcome
+            }
+            Ended::Stopped(reason) => {
+                self.kill("it did not answer in time");
+                Outcome {
+                    stopped: Some(reason),
+                    ..empty_outcome(run.cwd.clone(), started.elapsed())
+                }
+            }
+            Ended::Died => {
+                let status = self.process.stop();
+                let why = format!("the sandbox worker died: {}", describe(status));
+                self.gone = Some(why.clone());
+                if cancel.is_cancelled() {
+                    Outcome {
+                        stopped: Some(StopReason::Cancelled),
+                        ..empty_outcome(run.cwd.clone(), started.elapsed())
+                    }
+                } else {
+                    let message = format!("{why}{}", self.stderr.text());
+                    failed_outcome(run.cwd.clone(), worker_error(message), started.elapsed())
+                }
+            }
+            Ended::Broken(why) => {
+                self.kill("it sent something that is not a message");
+                let message = format!("the sandbox worker sent {why}{}", self.stderr.text());
+                failed_outcome(run.cwd.clone(), worker_error(message), started.elapsed())
+            }
+        };
+        outcome
+    }
+
+    /// `$out.index` as the worker holds it; `None` when it has no such
+    /// value or cannot answer.
+    pub fn get_out(&mut self, index: usize) -> Option<Value> {
+        if !self.is_alive() {
+            return None;
+        }
+        self.send(&ToWorker::GetOut(index));
+        let deadline = Instant::now() + GET_OUT_WAIT;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            match self.messages.recv_timeout(left) {
+                Ok(Line::Message(FromWorker::Out(value))) => return value,
+                Ok(Line::Message(_)) => {}
+                _ => {
+                    self.kill("it did not send a value back");
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Append `value` (a run made elsewhere) to the worker's `$out`.
+    pub fn add_out(&mut self, value: &Value) {
+        self.send(&ToWorker::AddOut(Box::new(value.clone())));
+    }
+
+    /// Kill the worker and everything it started; it serves no more.
+    pub fn kill(&mut self, why: &str) {
+        self.process.stop();
+        if self.gone.is_none() {
+            self.gone = Some(format!("the sandbox worker was stopped: {why}"));
+        }
+    }
+
+    fn send(&mut self, message: &impl serde::Serialize) {
+        let mut counter = CountingWriter {
+            inner: &mut self.stdin,
+            written: 0,
+        };
+        // A worker gone is noticed by the run that waits for it.
+        let _ = write_line(&mut counter, message);
+        self.bytes_sent += counter.written;
+    }
+}
+/// How a run in the worker ended.
 enum Ended {
     Done(Box<Outcome>),
-    /// The parent stopped it (cancel, or silence past the time limit).
+    /// The parent stopped waiting (cancel, or silence past the time limit).
     Stopped(StopReason),
     /// It exited or closed the protocol without a result.
     Died,
@@ -128,75 +274,91 @@ enum Ended {
     Broken(String),
 }
 
-fn supervise(
-    messages: &mpsc::Receiver<Line<FromWorker>>,
-    stdin: &mut ChildStdin,
-    request: &WorkerRequest,
-    cancel: &CancelToken,
-    approver: &dyn Approver,
-    started: Instant,
-) -> Ended {
-    let mut cancel_sent: Option<Instant> = None;
-    let deadline = request
-        .limits
-        .timeout
-        .map(|limit| (limit, started + limit + TIMEOUT_GRACE));
-    loop {
-        match messages.recv_timeout(POLL_INTERVAL) {
-            Ok(Line::Message(FromWorker::Started(_))) => {}
-            Ok(Line::Message(FromWorker::Approve { id, request })) => {
-                let approval = if cancel.is_cancelled() {
-                    Approval::No
-                } else {
-                    approver.approve(&request)
-                };
-                let _ = write_line(stdin, &ToWorker::Approval { id, approval });
-            }
-            Ok(Line::Message(FromWorker::Password { id, prompt })) => {
-                let password = if cancel.is_cancelled() {
-                    None
-                } else {
-                    approver.password(&prompt)
-                };
-                let _ = write_line(stdin, &ToWorker::Password { id, password });
-            }
-            Ok(Line::Message(FromWorker::Done(outcome))) => return Ended::Done(outcome),
-            Ok(Line::Invalid(why)) => return Ended::Broken(why),
-            Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => return Ended::Died,
-            Err(RecvTimeoutError::Timeout) => {}
-        }
-        if cancel.is_cancelled() {
-            match cancel_sent {
-                None => {
-                    let _ = write_line(stdin, &ToWorker::Cancel);
-                    cancel_sent = Some(Instant::now());
+impl SessionWorker {
+    fn supervise(
+        &mut self,
+        run: &WorkerRun,
+        cancel: &CancelToken,
+        approver: &dyn Approver,
+        started: Instant,
+    ) -> Ended {
+        let mut cancel_sent: Option<Instant> = None;
+        let deadline = run
+            .limits
+            .timeout
+            .map(|limit| (limit, started + limit + TIMEOUT_GRACE));
+        loop {
+            match self.messages.recv_timeout(POLL_INTERVAL) {
+                Ok(Line::Message(FromWorker::Started(_) | FromWorker::Out(_))) => {}
+                Ok(Line::Message(FromWorker::Approve { id, request })) => {
+                    let approval = if cancel.is_cancelled() {
+                        Approval::No
+                    } else {
+                        approver.approve(&request)
+                    };
+                    self.send(&ToWorker::Approval { id, approval });
                 }
-                Some(at) if at.elapsed() > CANCEL_GRACE => {
-                    return Ended::Stopped(StopReason::Cancelled);
+                Ok(Line::Message(FromWorker::Password { id, prompt })) => {
+                    let password = if cancel.is_cancelled() {
+                        None
+                    } else {
+                        approver.password(&prompt)
+                    };
+                    self.send(&ToWorker::Password { id, password });
                 }
-                Some(_) => {}
+                Ok(Line::Message(FromWorker::Done(outcome))) => return Ended::Done(outcome),
+                Ok(Line::Invalid(why)) => return Ended::Broken(why),
+                Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => return Ended::Died,
+                Err(RecvTimeoutError::Timeout) => {}
             }
-        }
-        if let Some((limit, at)) = deadline
-            && Instant::now() > at
-        {
-            return Ended::Stopped(StopReason::TimedOut(limit));
+            if cancel.is_cancelled() {
+                match cancel_sent {
+                    None => {
+                        self.send(&ToWorker::Cancel);
+                        cancel_sent = Some(Instant::now());
+                    }
+                    Some(at) if at.elapsed() > CANCEL_GRACE => {
+                        return Ended::Stopped(StopReason::Cancelled);
+                    }
+                    Some(_) => {}
+                }
+            }
+            if let Some((limit, at)) = deadline
+                && Instant::now() > at
+            {
+                return Ended::Stopped(StopReason::TimedOut(limit));
+            }
         }
     }
 }
 
-fn stopped_outcome(request: &WorkerRequest, reason: StopReason, started: Instant) -> Outcome {
-    Outcome {
-        stopped: Some(reason),
-        ..empty_outcome(request.cwd.clone(), started.elapsed())
+/// Counts what goes through to the worker's stdin.
+struct CountingWriter<'a> {
+    inner: &'a mut ChildStdin,
+    written: u64,
+}
+
+impl std::io::Write for CountingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
     }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn worker_error(message: String) -> Diagnostic {
+    Diagnostic::plain("nu_agent::sandbox::worker", message, None)
 }
 
 /// Read the worker's messages on a thread; the channel ends after the
 /// pipe closes or a message is unreadable.
 fn spawn_message_reader(
     stdout: std::process::ChildStdout,
-    limit: u64,
+    limit: Arc<AtomicU64>,
 ) -> mpsc::Receiver<Line<FromWorker>> {
     let (sender, receiver) = mpsc::channel();
     // A failed spawn drops the sender: the supervisor sees the worker as
@@ -206,7 +368,7 @@ fn spawn_message_reader(
         .spawn(move || {
             let mut stdout = std::io::BufReader::new(stdout);
             loop {
-                let line = read_line(&mut stdout, limit);
+                let line = read_line(&mut stdout, limit.load(Ordering::Relaxed));
                 let last = !matches!(line, Line::Message(_));
                 if sender.send(line).is_err() || last {
                     return;
@@ -331,16 +493,22 @@ mod tests {
         path
     }
 
-    fn request(cwd: &Path) -> WorkerRequest {
-        WorkerRequest {
+    fn request(cwd: &Path) -> (WorkerStart, WorkerRun) {
+        let start = WorkerStart {
             spec: SandboxSpec::off(),
             cwd: cwd.to_path_buf(),
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
-            source: "ls".into(),
-            limits: Limits::default(),
             policy: serde_json::Value::Null,
             outs: Vec::new(),
-        }
+            idle_timeout: None,
+        };
+        let run = WorkerRun {
+            source: "ls".into(),
+            cwd: cwd.to_path_buf(),
+            limits: Limits::default(),
+            policy: serde_json::Value::Null,
+        };
+        (start, run)
     }
 
     /// The `done` line for an outcome that printed `printed`.
@@ -354,12 +522,12 @@ mod tests {
     /// another test thread forks.
     fn run(
         exe: &Path,
-        request: &WorkerRequest,
+        request: &(WorkerStart, WorkerRun),
         cancel: &CancelToken,
         approver: &dyn Approver,
     ) -> Outcome {
         for _ in 0..20 {
-            let outcome = run_sandboxed(exe, request, cancel, approver);
+            let outcome = run_sandboxed(exe, &request.0, &request.1, cancel, approver);
             let busy = outcome
                 .error
                 .as_ref()
@@ -402,7 +570,7 @@ mod tests {
         let exe = fake_worker(
             dir.path(),
             &format!(
-                "read request\necho '{question}'\nread reply\necho \"$reply\" > reply.json\necho '{}'",
+                "read start\nread run\necho '{question}'\nread reply\necho \"$reply\" > reply.json\necho '{}'",
                 done_line(dir.path(), "finished")
             ),
         );
@@ -421,7 +589,10 @@ mod tests {
     #[test]
     fn a_dying_worker_is_an_error_with_its_exit_code_and_stderr() {
         let dir = tempfile::tempdir().unwrap();
-        let exe = fake_worker(dir.path(), "read request\necho 'out of memory' >&2\nexit 3");
+        let exe = fake_worker(
+            dir.path(),
+            "read start\nread run\necho 'out of memory' >&2\nexit 3",
+        );
         let outcome = run(&exe, &request(dir.path()), &CancelToken::new(), &NoOne);
         let error = outcome.error.expect("an error");
         assert!(
@@ -441,7 +612,7 @@ mod tests {
     #[test]
     fn garbage_from_the_worker_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let exe = fake_worker(dir.path(), "read request\necho 'hello'\nsleep 30");
+        let exe = fake_worker(dir.path(), "read start\nread run\necho 'hello'\nsleep 30");
         let started = Instant::now();
         let outcome = run(&exe, &request(dir.path()), &CancelToken::new(), &NoOne);
         let error = outcome.error.expect("an error");
@@ -459,7 +630,7 @@ mod tests {
         // Reports the cancel line it got, then ignores it.
         let exe = fake_worker(
             dir.path(),
-            "read request\nread line\necho \"$line\" > got.txt\nsleep 30",
+            "read start\nread run\nread line\necho \"$line\" > got.txt\nsleep 30",
         );
         let cancel = CancelToken::new();
         let trigger = cancel.clone();
@@ -481,9 +652,11 @@ mod tests {
     #[test]
     fn a_missing_program_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
+        let (start, run) = request(dir.path());
         let outcome = run_sandboxed(
             &dir.path().join("no-such-worker"),
-            &request(dir.path()),
+            &start,
+            &run,
             &CancelToken::new(),
             &NoOne,
         );

@@ -21,24 +21,40 @@ use crate::{
 /// into a sandbox worker.
 pub const WORKER_ARG: &str = "--sandbox-worker";
 
-/// One evaluation for the worker: the first line on its stdin.
+/// How a worker starts: the first line on its stdin. One worker serves
+/// every run of a conversation ([`WorkerRun`] lines), keeping its session
+/// (variables, definitions, `$env`, the directory, `$out`) between them.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct WorkerRequest {
+pub struct WorkerStart {
     /// The sandbox the worker applies to itself.
     pub spec: SandboxSpec,
-    /// Where the pipeline runs (also the worker's cwd).
+    /// Where the session starts (also the worker's cwd).
     pub cwd: PathBuf,
     /// The caller's environment; the session filters it as usual.
     pub env: Vec<(String, String)>,
-    /// The pipeline.
-    pub source: String,
-    /// Time limit and output cap, enforced by the worker's session.
-    pub limits: Limits,
     /// Handed unread to the engine builder (the policy the guards enforce).
     pub policy: serde_json::Value,
-    /// The values of the session's earlier runs, as `$out` starts.
+    /// The values of the session's earlier runs, as `$out` starts (only
+    /// when a worker replaces one that is gone, or runs one step alone).
     #[serde(default)]
     pub outs: Vec<nu_protocol::Value>,
+    /// A worker left without a run this long exits; `None` = never.
+    #[serde(default)]
+    pub idle_timeout: Option<Duration>,
+}
+
+/// One pipeline for a started worker.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WorkerRun {
+    /// The pipeline.
+    pub source: String,
+    /// Where it runs: the session's directory as the parent knows it.
+    pub cwd: PathBuf,
+    /// Time limit and output cap, enforced by the worker's session.
+    pub limits: Limits,
+    /// Handed unread to the engine's run hook (the steps the user
+    /// approved for this pipeline).
+    pub policy: serde_json::Value,
 }
 
 /// Worker → parent.
@@ -55,12 +71,21 @@ pub(super) enum FromWorker {
     Password { id: u64, prompt: String },
     /// The run is over.
     Done(Box<Outcome>),
+    /// The answer to [`ToWorker::GetOut`]: `$out.N`, if it exists.
+    Out(Option<Value>),
 }
 
-/// Parent → worker, after the request.
+/// Parent → worker, after the start.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(super) enum ToWorker {
+    /// Evaluate a pipeline in the session; answered by `done`.
+    Run(Box<WorkerRun>),
+    /// Send `$out.N` back; answered by `out`.
+    GetOut(usize),
+    /// Append a value made elsewhere (a step run alone in a wider worker)
+    /// to `$out`, so the numbering stays the parent's.
+    AddOut(Box<Value>),
     Approval {
         id: u64,
         approval: Approval,

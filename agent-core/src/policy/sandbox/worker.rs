@@ -1,5 +1,5 @@
-//! The worker's side: restrict this process, then evaluate one pipeline
-//! and report back.
+//! The worker's side: restrict this process, then serve the runs of one
+//! conversation in one session, reporting each back.
 //!
 //! The order matters: the sandbox goes on while the process has exactly
 //! one thread, so every thread and process started afterwards (the
@@ -11,7 +11,7 @@ use std::{
     os::fd::{AsFd, AsRawFd},
     sync::{
         Arc, Mutex,
-        mpsc::{self, Receiver, Sender},
+        mpsc::{self, Receiver, RecvTimeoutError, Sender},
     },
     time::Instant,
 };
@@ -20,30 +20,41 @@ use nu_protocol::{Span, Value};
 
 use super::{
     Applied, SandboxMode, apply_to_current_process,
-    protocol::{FromWorker, Line, ToWorker, WorkerRequest, failed_outcome, read_line, write_line},
+    protocol::{
+        FromWorker, Line, ToWorker, WorkerRun, WorkerStart, failed_outcome, read_line, write_line,
+    },
 };
 use crate::{
     policy::{Approval, ApprovalRequest, Approver},
     shell::{CancelToken, Diagnostic, Engine, Outcome, Session, SessionSeed},
 };
 
-/// Builds the worker's engine from the opaque policy in the request; the
-/// approver forwards questions to the parent.
-pub type EngineBuilder = fn(&serde_json::Value, Arc<dyn Approver>) -> Result<Engine, String>;
+/// What the worker's engine builder gives back: the engine, and what to
+/// tell it before each run (the run's opaque policy: the approved steps).
+pub struct WorkerEngine {
+    pub engine: Engine,
+    pub before_run: Box<dyn Fn(&str, &serde_json::Value) + Send>,
+}
 
-/// Longest request line: the pipeline, the environment and the policy.
+/// Builds the worker's engine from the opaque policy in the start line;
+/// the approver forwards questions to the parent.
+pub type EngineBuilder = fn(&serde_json::Value, Arc<dyn Approver>) -> Result<WorkerEngine, String>;
+
+/// Longest line from the parent: a start (the environment, the policy,
+/// carried `$out` values), a run, or a value to add to `$out`.
 const REQUEST_LIMIT: u64 = 64 * 1024 * 1024;
-/// Longest reply line (an approval, possibly with an edited pipeline).
-const REPLY_LIMIT: u64 = 16 * 1024 * 1024;
+/// How long a worker whose parent is gone waits for its run to stop.
+const ORPHAN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 /// Exit code when the protocol itself could not be set up.
 const EXIT_PROTOCOL: i32 = 2;
 /// Exit code after a failure that was reported in a `done` message.
 const EXIT_FAILED: i32 = 1;
 
-/// Run as the sandbox worker: read one [`WorkerRequest`] from stdin,
-/// restrict this process, evaluate, and write the `done` message. Returns
-/// the process exit code. Call it first thing in `main`, before anything
-/// starts a thread.
+/// Run as the sandbox worker: read a [`WorkerStart`] from stdin, restrict
+/// this process, build the session, then evaluate each [`WorkerRun`] and
+/// answer it with a `done` message, until the parent closes the pipe (or
+/// the idle timeout passes). Returns the process exit code. Call it first
+/// thing in `main`, before anything starts a thread.
 pub fn worker_main(build_engine: EngineBuilder) -> i32 {
     let started = Instant::now();
     let (input, output) = match take_protocol_fds() {
@@ -56,8 +67,8 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
     let output = Arc::new(Mutex::new(output));
     let mut input = BufReader::new(input);
     let fallback_cwd = std::env::current_dir().unwrap_or_default();
-    let request: WorkerRequest = match read_line(&mut input, REQUEST_LIMIT) {
-        Line::Message(request) => request,
+    let start: WorkerStart = match read_line(&mut input, REQUEST_LIMIT) {
+        Line::Message(start) => start,
         Line::Closed => return EXIT_PROTOCOL,
         Line::Invalid(why) => {
             let error = worker_error(format!("the request could not be read: {why}"));
@@ -68,9 +79,8 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
             return EXIT_FAILED;
         }
     };
-    let cwd = request.cwd.clone();
-    let fail = |message: String| {
-        let error = worker_error(message);
+    let cwd = start.cwd.clone();
+    let fail = |error: Diagnostic| {
         send_done(
             &output,
             failed_outcome(cwd.clone(), error, started.elapsed()),
@@ -79,19 +89,17 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
     };
 
     // Still single-threaded: restrict now.
-    let applied = if request.spec.mode == SandboxMode::Off {
+    let applied = if start.spec.mode == SandboxMode::Off {
         Applied::off()
     } else {
-        match apply_to_current_process(&request.spec) {
+        match apply_to_current_process(&start.spec) {
             Ok(applied) => applied,
             Err(err) => {
-                let error = Diagnostic::plain(
+                return fail(Diagnostic::plain(
                     "nu_agent::sandbox::unavailable",
                     err.to_string(),
                     Some("nothing was run".into()),
-                );
-                send_done(&output, failed_outcome(cwd, error, started.elapsed()));
-                return EXIT_FAILED;
+                ));
             }
         }
     };
@@ -103,40 +111,85 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
     }
 
     // Threads from here on.
-    let cancel = CancelToken::new();
-    let replies = match spawn_reader(input, cancel.clone()) {
-        Ok(replies) => replies,
-        Err(err) => return fail(format!("cannot start the protocol reader: {err}")),
+    let current = CurrentRun::default();
+    let (commands, replies) = match spawn_reader(input, current.clone()) {
+        Ok(channels) => channels,
+        Err(err) => {
+            return fail(worker_error(format!(
+                "cannot start the protocol reader: {err}"
+            )));
+        }
     };
-    let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
+    let approver = Arc::new(ChannelApprover {
         output: output.clone(),
         replies: Mutex::new(replies),
-        cancel: cancel.clone(),
+        current: current.clone(),
     });
-    let engine = match build_engine(&request.policy, approver) {
-        Ok(engine) => engine,
-        Err(why) => return fail(format!("the engine could not be built: {why}")),
+    let built = match build_engine(&start.policy, approver.clone()) {
+        Ok(built) => built,
+        Err(why) => {
+            return fail(worker_error(format!(
+                "the engine could not be built: {why}"
+            )));
+        }
     };
-    let env = request
+    let env = start
         .env
         .into_iter()
         .map(|(name, value)| (name, Value::string(value, Span::unknown())))
         .collect();
-    let seed = SessionSeed::new(request.cwd.clone()).with_env(env);
-    let mut session = match Session::new(&engine, seed) {
+    let seed = SessionSeed::new(start.cwd.clone()).with_env(env);
+    let mut session = match Session::new(&built.engine, seed) {
         Ok(session) => session,
-        Err(diagnostic) => {
-            send_done(
-                &output,
-                failed_outcome(request.cwd, diagnostic, started.elapsed()),
-            );
-            return EXIT_FAILED;
-        }
+        Err(diagnostic) => return fail(diagnostic),
     };
-    session.carry_out(request.outs);
-    let outcome = session.run_cancellable(&request.source, &request.limits, &cancel);
-    send_done(&output, outcome);
-    0
+    session.carry_out(start.outs);
+    loop {
+        let command = match start.idle_timeout {
+            Some(idle) => match commands.recv_timeout(idle) {
+                Ok(command) => command,
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return 0,
+            },
+            None => match commands.recv() {
+                Ok(command) => command,
+                Err(_) => return 0,
+            },
+        };
+        match command {
+            Command::Run(run) => {
+                let outcome = serve_run(&mut session, &built, &approver, &current, &run);
+                send_done(&output, outcome);
+            }
+            Command::GetOut(index) => {
+                let reply = FromWorker::Out(session.out(index));
+                if let Ok(mut out) = output.lock()
+                    && write_line(&mut *out, &reply).is_err()
+                {
+                    return EXIT_PROTOCOL;
+                }
+            }
+            Command::AddOut(value) => session.push_out(value),
+        }
+    }
+}
+
+/// One run in the session, with a cancel token of its own.
+fn serve_run(
+    session: &mut Session,
+    built: &WorkerEngine,
+    approver: &ChannelApprover,
+    current: &CurrentRun,
+    run: &WorkerRun,
+) -> Outcome {
+    let cancel = current.renew();
+    approver.forget_stale_replies();
+    if session.cwd() != run.cwd
+        && let Err(diagnostic) = session.set_cwd(&run.cwd)
+    {
+        return failed_outcome(session.cwd(), diagnostic, std::time::Duration::ZERO);
+    }
+    (built.before_run)(&run.source, &run.policy);
+    session.run_cancellable(&run.source, &run.limits, &cancel)
 }
 
 /// Move the protocol off fds 0 and 1: private close-on-exec copies carry
@@ -190,6 +243,13 @@ fn send_done(output: &Mutex<File>, outcome: Outcome) {
     }
 }
 
+/// A line from the parent for the session (the main loop).
+enum Command {
+    Run(Box<WorkerRun>),
+    GetOut(usize),
+    AddOut(Value),
+}
+
 /// A line from the parent, as the approver sees it.
 enum Reply {
     Approval {
@@ -206,33 +266,76 @@ enum Reply {
     Cancelled,
 }
 
-/// Read the parent's lines on a thread: replies go to the approver, a
-/// cancel (or the parent going away) cancels the run.
-fn spawn_reader(
-    mut input: BufReader<File>,
-    cancel: CancelToken,
-) -> std::io::Result<Receiver<Reply>> {
-    let (replies, received) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("sandbox-protocol".into())
-        .spawn(move || read_replies(&mut input, &cancel, &replies))?;
-    Ok(received)
+/// The cancel token of the run in progress (a fresh one per run, so a
+/// cancel stops that run and the session goes on).
+#[derive(Clone, Default)]
+struct CurrentRun(Arc<Mutex<CancelToken>>);
+
+impl CurrentRun {
+    fn token(&self) -> CancelToken {
+        self.0.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    fn renew(&self) -> CancelToken {
+        let token = CancelToken::new();
+        if let Ok(mut current) = self.0.lock() {
+            *current = token.clone();
+        }
+        token
+    }
 }
 
-fn read_replies(input: &mut BufReader<File>, cancel: &CancelToken, replies: &Sender<Reply>) {
+/// Read the parent's lines on a thread: runs and `$out` requests go to
+/// the main loop, replies to the approver, a cancel cancels the run in
+/// progress; the parent going away cancels it and ends the main loop.
+fn spawn_reader(
+    mut input: BufReader<File>,
+    current: CurrentRun,
+) -> std::io::Result<(Receiver<Command>, Receiver<Reply>)> {
+    let (commands, command_rx) = mpsc::channel();
+    let (replies, reply_rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("sandbox-protocol".into())
+        .spawn(move || read_lines(&mut input, &current, &commands, &replies))?;
+    Ok((command_rx, reply_rx))
+}
+
+fn read_lines(
+    input: &mut BufReader<File>,
+    current: &CurrentRun,
+    commands: &Sender<Command>,
+    replies: &Sender<Reply>,
+) {
     loop {
-        let reply = match read_line::<ToWorker>(input, REPLY_LIMIT) {
+        let reply = match read_line::<ToWorker>(input, REQUEST_LIMIT) {
+            Line::Message(ToWorker::Run(run)) => {
+                let _ = commands.send(Command::Run(run));
+                continue;
+            }
+            Line::Message(ToWorker::GetOut(index)) => {
+                let _ = commands.send(Command::GetOut(index));
+                continue;
+            }
+            Line::Message(ToWorker::AddOut(value)) => {
+                let _ = commands.send(Command::AddOut(*value));
+                continue;
+            }
             Line::Message(ToWorker::Approval { id, approval }) => Reply::Approval { id, approval },
             Line::Message(ToWorker::Password { id, password }) => Reply::Password { id, password },
             Line::Message(ToWorker::Cancel) => {
-                cancel.cancel();
+                current.token().cancel();
                 Reply::Cancelled
             }
             Line::Invalid(_) => Reply::Garbage,
             Line::Closed => {
-                // The parent is gone: nobody will read the result.
-                cancel.cancel();
-                return;
+                // The parent is gone: nobody will read a result. Stop the
+                // run (its processes are killed within a poll), and leave
+                // even if its evaluation does not stop: never an orphan.
+                current.token().cancel();
+                std::thread::sleep(ORPHAN_GRACE);
+                // SAFETY: _exit(2) ends the process at once; nothing is
+                // owed to a parent that is gone.
+                unsafe { libc::_exit(0) }
             }
         };
         if replies.send(reply).is_err() {
@@ -247,13 +350,21 @@ fn read_replies(input: &mut BufReader<File>, cancel: &CancelToken, replies: &Sen
 struct ChannelApprover {
     output: Arc<Mutex<File>>,
     replies: Mutex<Receiver<Reply>>,
-    cancel: CancelToken,
+    current: CurrentRun,
 }
 
 impl ChannelApprover {
+    /// Drop replies left from an earlier run (a cancel that came after its
+    /// last question).
+    fn forget_stale_replies(&self) {
+        if let Ok(replies) = self.replies.lock() {
+            while replies.try_recv().is_ok() {}
+        }
+    }
+
     fn ask(&self, question: impl FnOnce(u64) -> FromWorker) -> Option<Reply> {
         let replies = self.replies.lock().ok()?;
-        if self.cancel.is_cancelled() {
+        if self.current.token().is_cancelled() {
             return None;
         }
         let id = random_id();
@@ -348,7 +459,7 @@ mod tests {
         let approver = Arc::new(ChannelApprover {
             output: Arc::new(Mutex::new(write)),
             replies: Mutex::new(received),
-            cancel: CancelToken::new(),
+            current: CurrentRun::default(),
         });
         (approver, BufReader::new(read), replies)
     }
@@ -409,7 +520,7 @@ mod tests {
     #[test]
     fn after_a_cancel_nothing_is_asked() {
         let (approver, _questions, _replies) = approver();
-        approver.cancel.cancel();
+        approver.current.token().cancel();
         assert_eq!(approver.approve(&question()), Approval::No);
         assert_eq!(approver.password("sudo password"), None);
     }
