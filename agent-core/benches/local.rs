@@ -14,8 +14,9 @@
 //!    without the tool-call grammar: replies that are exactly one valid call,
 //!    and how many are degenerate. `BENCH_LOCAL_GUARD=compare` instead runs
 //!    the agent's setting with the repetition guard off and on, on the first
-//!    turn and on a `late` set (the agent's prompt, tools and sampling at its
-//!    fourth step).
+//!    turn, on a `late` set (the agent's prompt, tools and sampling at its
+//!    fourth step) and on an `echo` set (each request followed by a long
+//!    run of one character); `BENCH_LOCAL_SETS=first,late,echo` picks.
 //! 4. `ttft`: time to first token of a fresh process (the `ttft` example)
 //!    after a ~1,500-token prefix, with an empty prefix-cache directory and
 //!    with the state file a previous run left.
@@ -567,11 +568,19 @@ const LATE_STEPS: &[(&str, usize)] = &[
 enum Set {
     First,
     Late,
+    /// `first`, each request followed by a long run of one character (a
+    /// pasted separator, a big number), which invites a small model to
+    /// copy it on and on: where loops can be counted.
+    Echo,
 }
 
 impl Set {
     fn request(self, prompt: &str) -> ChatRequest {
         match self {
+            Set::Echo => {
+                let filler = ["0", "=", "a", "-", "_"][prompt.len() % 5].repeat(64);
+                Set::First.request(&format!("{prompt} {filler}"))
+            }
             Set::First => {
                 let mut request = ChatRequest::new(
                     vec![Message::system(SYSTEM), Message::user(prompt)],
@@ -630,7 +639,11 @@ fn validity(settings: &Settings) -> Result<()> {
     // call required), on both sets, with the repetition guard off and on.
     let compare_guard = std::env::var("BENCH_LOCAL_GUARD").is_ok_and(|v| v == "compare");
     let runs: Vec<(Set, bool, ToolChoice, bool)> = if compare_guard {
-        [Set::First, Set::Late]
+        let sets = std::env::var("BENCH_LOCAL_SETS").unwrap_or_else(|_| "first,late,echo".into());
+        [Set::First, Set::Late, Set::Echo]
+            .into_iter()
+            .filter(|set| sets.contains(&format!("{set:?}").to_lowercase()))
+            .collect::<Vec<_>>()
             .into_iter()
             .flat_map(|set| {
                 [false, true]

@@ -436,12 +436,11 @@ fn the_repetition_guard_breaks_a_loop() {
         assert_eq!(turn.tool_calls.len(), 1, "{turn:?}");
         assert!(turn.repair.is_none(), "{turn:?}");
         let arguments = &turn.tool_calls[0].arguments;
-        let text = ["pipeline", "text"]
+        ["pipeline", "text"]
             .iter()
             .find_map(|k| arguments.get(*k).and_then(|v| v.as_str()))
             .unwrap_or_default()
-            .to_string();
-        text
+            .to_string()
     };
     let unguarded = run(false);
     assert!(

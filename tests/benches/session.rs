@@ -99,7 +99,9 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path());
     let expect_big = (0..2000).filter(|i| (i * 2) % 4000 > 1000).count() as i64;
-    println!("| step | (a) in-process | (b) persistent worker | (c) fresh worker per step | (b) − (a) | (b) / (a) | (c) / (a) |");
+    println!(
+        "| step | (a) in-process | (b) persistent worker | (c) fresh worker per step | (b) − (a) | (b) / (a) | (c) / (a) |"
+    );
     println!("|---|---|---|---|---|---|---|");
     for (name, pipeline, expect) in [
         ("`1 + 1`", "1 + 1", 2),
@@ -113,7 +115,10 @@ fn main() {
         for way in [Way::InProcess, Way::Persistent, Way::FreshPerStep] {
             let mut shell = shell(dir.path(), way);
             if !matches!(way, Way::InProcess) {
-                assert!(shell.sandboxed(), "the benchmark needs Landlock and seccomp");
+                assert!(
+                    shell.sandboxed(),
+                    "the benchmark needs Landlock and seccomp"
+                );
             }
             results.push(median_step(&mut shell, pipeline, expect));
         }

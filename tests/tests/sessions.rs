@@ -153,7 +153,10 @@ fn a_definition_whose_body_writes_is_judged_as_a_write() {
 fn earlier_results_are_not_sent_again() {
     let dirs = Dirs::new();
     let mut shell = shell(dirs.ws(), Layers::default(), false);
-    value(&mut shell, "1..200000 | each {|i| {n: $i, name: $'file-($i).txt'} }");
+    value(
+        &mut shell,
+        "1..200000 | each {|i| {n: $i, name: $'file-($i).txt'} }",
+    );
     let before = shell.worker_info().unwrap().bytes_sent;
     assert_eq!(value(&mut shell, "$out.0 | length"), "200000");
     let step = shell.worker_info().unwrap().bytes_sent - before;
@@ -207,7 +210,11 @@ fn a_worker_killed_between_steps_is_replaced_with_a_notice() {
     assert_ne!(shell.worker_info().unwrap().pid, pid);
     // The planner forgot `x` with the worker that held it.
     let ran = run(&mut shell, "$x");
-    assert!(error_text(&ran).contains("variable_not_found") || error_text(&ran).contains("not found"), "{}", error_text(&ran));
+    assert!(
+        error_text(&ran).contains("variable_not_found") || error_text(&ran).contains("not found"),
+        "{}",
+        error_text(&ran)
+    );
     assert!(ran.notice.is_none());
 }
 
@@ -224,7 +231,10 @@ fn a_step_approved_for_more_runs_alone_and_the_session_keeps_its_numbering() {
     assert_eq!(std::fs::read_to_string(&other).unwrap(), "w");
     let info = shell.worker_info().unwrap();
     assert_eq!(info.pid, pid);
-    assert_eq!(info.runs, 1, "the approved write did not run in the session's worker");
+    assert_eq!(
+        info.runs, 1,
+        "the approved write did not run in the session's worker"
+    );
     // `$out` stays numbered across both workers, and `x` is still there.
     assert_eq!(value(&mut shell, "$out | length"), "2");
     assert_eq!(value(&mut shell, "$x"), "2");
@@ -267,7 +277,10 @@ fn the_sandbox_holds_on_the_tenth_run_as_on_the_first() {
             }
             assert!(dirs.outside_is_empty(), "run {round}");
             let ran = run(&mut shell, "http get http://127.0.0.1:9/");
-            assert!(ran.outcome.error.is_some(), "run {round}: the network is off");
+            assert!(
+                ran.outcome.error.is_some(),
+                "run {round}: the network is off"
+            );
             value(&mut shell, &format!("'in' | save -f inside{round}.txt"));
             assert!(dirs.ws().join(format!("inside{round}.txt")).exists());
         } else {
@@ -362,7 +375,10 @@ fn killing_the_parent_leaves_no_worker() {
         {
             break worker;
         }
-        assert!(started.elapsed() < Duration::from_secs(60), "no worker seen");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no worker seen"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     child.kill().unwrap();

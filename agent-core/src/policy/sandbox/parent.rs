@@ -33,8 +33,6 @@ const CANCEL_GRACE: Duration = Duration::from_secs(4);
 /// How long past its time limit a worker may stay silent before it is
 /// killed.
 const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
-/// How long a worker may take to send back a `$out` value.
-const GET_OUT_WAIT: Duration = Duration::from_secs(30);
 /// Bytes of the worker's stderr kept for an error message.
 const STDERR_TAIL: usize = 2048;
 /// Room for a message beyond the output cap (JSON is bigger than the
@@ -180,7 +178,7 @@ impl SessionWorker {
             .saturating_add(MESSAGE_SLACK);
         self.limit.store(limit, Ordering::Relaxed);
         self.send(&ToWorker::Run(Box::new(run.clone())));
-        let outcome = match self.supervise(run, cancel, approver, started) {
+        match self.supervise(run, cancel, approver, started) {
             Ended::Done(outcome) => {
                 self.runs += 1;
                 if outcome.stopped == Some(StopReason::Abandoned) {
@@ -214,28 +212,6 @@ impl SessionWorker {
                 self.kill("it sent something that is not a message");
                 let message = format!("the sandbox worker sent {why}{}", self.stderr.text());
                 failed_outcome(run.cwd.clone(), worker_error(message), started.elapsed())
-            }
-        };
-        outcome
-    }
-
-    /// `$out.index` as the worker holds it; `None` when it has no such
-    /// value or cannot answer.
-    pub fn get_out(&mut self, index: usize) -> Option<Value> {
-        if !self.is_alive() {
-            return None;
-        }
-        self.send(&ToWorker::GetOut(index));
-        let deadline = Instant::now() + GET_OUT_WAIT;
-        loop {
-            let left = deadline.checked_duration_since(Instant::now())?;
-            match self.messages.recv_timeout(left) {
-                Ok(Line::Message(FromWorker::Out(value))) => return value,
-                Ok(Line::Message(_)) => {}
-                _ => {
-                    self.kill("it did not send a value back");
-                    return None;
-                }
             }
         }
     }
@@ -289,7 +265,7 @@ impl SessionWorker {
             .map(|limit| (limit, started + limit + TIMEOUT_GRACE));
         loop {
             match self.messages.recv_timeout(POLL_INTERVAL) {
-                Ok(Line::Message(FromWorker::Started(_) | FromWorker::Out(_))) => {}
+                Ok(Line::Message(FromWorker::Started(_))) => {}
                 Ok(Line::Message(FromWorker::Approve { id, request })) => {
                     let approval = if cancel.is_cancelled() {
                         Approval::No

@@ -71,8 +71,6 @@ pub(super) enum FromWorker {
     Password { id: u64, prompt: String },
     /// The run is over.
     Done(Box<Outcome>),
-    /// The answer to [`ToWorker::GetOut`]: `$out.N`, if it exists.
-    Out(Option<Value>),
 }
 
 /// Parent → worker, after the start.
@@ -81,8 +79,6 @@ pub(super) enum FromWorker {
 pub(super) enum ToWorker {
     /// Evaluate a pipeline in the session; answered by `done`.
     Run(Box<WorkerRun>),
-    /// Send `$out.N` back; answered by `out`.
-    GetOut(usize),
     /// Append a value made elsewhere (a step run alone in a wider worker)
     /// to `$out`, so the numbering stays the parent's.
     AddOut(Box<Value>),

@@ -29,11 +29,15 @@ use crate::{
     shell::{CancelToken, Diagnostic, Engine, Outcome, Session, SessionSeed},
 };
 
+/// Told the pipeline and the run's opaque policy (the approved steps)
+/// before each run.
+pub type BeforeRun = Box<dyn Fn(&str, &serde_json::Value) + Send>;
+
 /// What the worker's engine builder gives back: the engine, and what to
-/// tell it before each run (the run's opaque policy: the approved steps).
+/// tell it before each run.
 pub struct WorkerEngine {
     pub engine: Engine,
-    pub before_run: Box<dyn Fn(&str, &serde_json::Value) + Send>,
+    pub before_run: BeforeRun,
 }
 
 /// Builds the worker's engine from the opaque policy in the start line;
@@ -160,14 +164,6 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
                 let outcome = serve_run(&mut session, &built, &approver, &current, &run);
                 send_done(&output, outcome);
             }
-            Command::GetOut(index) => {
-                let reply = FromWorker::Out(session.out(index));
-                if let Ok(mut out) = output.lock()
-                    && write_line(&mut *out, &reply).is_err()
-                {
-                    return EXIT_PROTOCOL;
-                }
-            }
             Command::AddOut(value) => session.push_out(value),
         }
     }
@@ -246,7 +242,6 @@ fn send_done(output: &Mutex<File>, outcome: Outcome) {
 /// A line from the parent for the session (the main loop).
 enum Command {
     Run(Box<WorkerRun>),
-    GetOut(usize),
     AddOut(Value),
 }
 
@@ -285,7 +280,7 @@ impl CurrentRun {
     }
 }
 
-/// Read the parent's lines on a thread: runs and `$out` requests go to
+/// Read the parent's lines on a thread: runs and `$out` additions go to
 /// the main loop, replies to the approver, a cancel cancels the run in
 /// progress; the parent going away cancels it and ends the main loop.
 fn spawn_reader(
@@ -310,10 +305,6 @@ fn read_lines(
         let reply = match read_line::<ToWorker>(input, REQUEST_LIMIT) {
             Line::Message(ToWorker::Run(run)) => {
                 let _ = commands.send(Command::Run(run));
-                continue;
-            }
-            Line::Message(ToWorker::GetOut(index)) => {
-                let _ = commands.send(Command::GetOut(index));
                 continue;
             }
             Line::Message(ToWorker::AddOut(value)) => {
