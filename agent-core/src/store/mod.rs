@@ -5,10 +5,10 @@
 //! write, so a crash mid-write can leave at most a torn last line, which
 //! readers skip.
 
-mod append;
+pub(crate) mod append;
 pub mod audit;
 pub mod history;
-mod state_dir;
+pub(crate) mod state_dir;
 
 use std::path::PathBuf;
 
