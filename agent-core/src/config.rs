@@ -105,6 +105,11 @@ pub const CONFIG_TEMPLATE: &str = r#"# nu-agent's configuration: the record of $
     # tool_choice: required   # default: required with the local backend (small models), auto with a server
     # context_tools: [git cargo python3 docker]   # default: a built-in list of common programs
     history: true        # save conversations in the state dir
+    jobs: {              # background jobs (`agent job`)
+      max_running: 4     # jobs running at once; the rest wait in a queue
+      keep: 100          # finished jobs kept in the state dir
+      max_age: 30day     # finished jobs older than this are removed
+    }
   }
 }
 "#;

@@ -31,10 +31,13 @@ use crate::{
     hook::ClosureHook,
 };
 
-/// How the user approves in advance (`--yes`, `--approve`).
+/// How the user approves in advance (`--yes`, `--approve`), or who is
+/// asked instead of the terminal (a background job's queue).
+#[derive(Default)]
 pub(crate) struct ApprovalChoice {
     pub yes: bool,
     pub approve: Vec<String>,
+    pub instead: Option<Arc<dyn Approver>>,
 }
 
 /// Everything one request needs, ready to run.
@@ -91,11 +94,12 @@ pub(crate) fn prepare(
         BackendKind::Local => backend.name(),
     };
 
-    let prompt = (!approval.yes && approval.approve.is_empty())
+    let prompt = (approval.instead.is_none() && !approval.yes && approval.approve.is_empty())
         .then(|| Arc::new(PromptApprover::new(engine)));
-    let approver: Arc<dyn Approver> = match &prompt {
-        Some(prompt) => prompt.clone(),
-        None => Arc::new(NonInteractive {
+    let approver: Arc<dyn Approver> = match (&prompt, approval.instead) {
+        (Some(prompt), _) => prompt.clone(),
+        (None, Some(instead)) => instead,
+        (None, None) => Arc::new(NonInteractive {
             yes: approval.yes,
             approve: approval.approve,
         }),

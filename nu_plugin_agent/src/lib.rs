@@ -4,6 +4,7 @@
 //! draw; every decision lives in agent-core.
 
 mod approver;
+mod background;
 mod commands;
 mod conversation;
 mod convert;
@@ -15,7 +16,9 @@ use std::{path::PathBuf, sync::Mutex};
 use nu_plugin::{Plugin, PluginCommand};
 
 pub use commands::{
-    Agent, AgentContext, AgentExplain, AgentHistory, AgentModel, AgentModelInfo, AgentModelList,
+    Agent, AgentContext, AgentExplain, AgentHistory, AgentJob, AgentJobApprove, AgentJobCancel,
+    AgentJobClean, AgentJobDeny, AgentJobList, AgentJobLogs, AgentJobResult, AgentJobRun,
+    AgentJobSpawn, AgentJobStatus, AgentJobWait, AgentModel, AgentModelInfo, AgentModelList,
     AgentModelPull, AgentModelUse, AgentPolicy, AgentPolicyCheck, AgentRun, AgentSuggest, Ask,
 };
 
@@ -24,6 +27,8 @@ pub use commands::{
 pub struct AgentPlugin {
     /// The model `agent model use` switched to, for this plugin process.
     chosen_model: Mutex<Option<PathBuf>>,
+    /// The background jobs this process runs.
+    background: background::Background,
 }
 
 impl AgentPlugin {
@@ -60,6 +65,18 @@ impl Plugin for AgentPlugin {
             Box::new(AgentExplain),
             Box::new(AgentSuggest),
             Box::new(AgentHistory),
+            Box::new(AgentJob),
+            Box::new(AgentJobRun),
+            Box::new(AgentJobSpawn),
+            Box::new(AgentJobList),
+            Box::new(AgentJobStatus),
+            Box::new(AgentJobResult),
+            Box::new(AgentJobLogs),
+            Box::new(AgentJobWait),
+            Box::new(AgentJobCancel),
+            Box::new(AgentJobApprove),
+            Box::new(AgentJobDeny),
+            Box::new(AgentJobClean),
             Box::new(AgentContext),
             Box::new(AgentRun),
             Box::new(AgentPolicy),

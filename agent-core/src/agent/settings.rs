@@ -22,7 +22,64 @@ pub const AGENT_KEYS: &[&str] = &[
     "tool_choice",
     "context_tools",
     "history",
+    "jobs",
 ];
+
+/// The keys of `agent.jobs`.
+pub const JOB_KEYS: &[&str] = &["max_running", "keep", "max_age"];
+
+/// Background jobs (`agent.jobs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSettings {
+    /// Jobs running at once; the rest wait in a queue.
+    pub max_running: usize,
+    /// Finished jobs kept on disk (the oldest go first).
+    pub keep: usize,
+    /// Finished jobs older than this are removed.
+    pub max_age: Duration,
+}
+
+impl Default for JobSettings {
+    fn default() -> JobSettings {
+        JobSettings {
+            max_running: 4,
+            keep: 100,
+            max_age: Duration::from_secs(30 * 24 * 3600),
+        }
+    }
+}
+
+impl JobSettings {
+    fn from_value(value: &Value) -> Result<JobSettings, ConfigError> {
+        let mut settings = JobSettings::default();
+        let Value::Record { val, .. } = value else {
+            return Err(error(
+                "jobs",
+                format!("expected a record, got {}", value.get_type()),
+            ));
+        };
+        for (key, value) in val.iter() {
+            let name = format!("jobs.{key}");
+            match key.as_str() {
+                "max_running" => {
+                    settings.max_running = count(&name, value).map_err(rekey)? as usize;
+                    if settings.max_running == 0 {
+                        return Err(error(&name, "expected an int above 0, got 0"));
+                    }
+                }
+                "keep" => settings.keep = count(&name, value).map_err(rekey)? as usize,
+                "max_age" => settings.max_age = duration(&name, value).map_err(rekey)?,
+                _ => {
+                    return Err(error(
+                        &name,
+                        format!("unknown key (known keys: {})", JOB_KEYS.join(", ")),
+                    ));
+                }
+            }
+        }
+        Ok(settings)
+    }
+}
 
 /// The `agent` settings, with their defaults.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +101,8 @@ pub struct AgentSettings {
     pub context_tools: Option<Vec<String>>,
     /// Save conversations in the state dir.
     pub history: bool,
+    /// Background jobs.
+    pub jobs: JobSettings,
 }
 
 impl Default for AgentSettings {
@@ -56,6 +115,7 @@ impl Default for AgentSettings {
             tool_choice: None,
             context_tools: None,
             history: true,
+            jobs: JobSettings::default(),
         }
     }
 }
@@ -119,6 +179,7 @@ impl AgentSettings {
                     );
                 }
                 "history" => settings.history = boolean(key, value).map_err(rekey)?,
+                "jobs" => settings.jobs = JobSettings::from_value(value)?,
                 unknown => {
                     return Err(error(
                         unknown,
@@ -201,6 +262,30 @@ fn rekey(mut e: ConfigError) -> ConfigError {
 mod tests {
     use super::*;
     use nu_protocol::Record;
+
+    #[test]
+    fn the_jobs_record_is_read_and_its_bad_keys_named() {
+        let mut jobs = Record::new();
+        jobs.push("max_running", Value::test_int(2));
+        jobs.push("max_age", Value::test_duration(3_600_000_000_000));
+        let mut record = Record::new();
+        record.push("jobs", Value::test_record(jobs));
+        let settings = AgentSettings::from_value(&Value::test_record(record)).unwrap();
+        assert_eq!(settings.jobs.max_running, 2);
+        assert_eq!(settings.jobs.keep, 100);
+        assert_eq!(settings.jobs.max_age, Duration::from_secs(3600));
+        for (key, value) in [
+            ("max_running", Value::test_int(0)),
+            ("retention", Value::test_int(1)),
+        ] {
+            let mut jobs = Record::new();
+            jobs.push(key, value);
+            let mut record = Record::new();
+            record.push("jobs", Value::test_record(jobs));
+            let err = AgentSettings::from_value(&Value::test_record(record)).unwrap_err();
+            assert_eq!(err.key, format!("agent.jobs.{key}"));
+        }
+    }
 
     #[test]
     fn reads_keys_and_names_bad_ones() {

@@ -29,6 +29,29 @@ pub struct JobContext {
 impl JobContext {
     /// Add a line to the job's log (`agent job logs`).
     pub fn log(&self, text: impl Into<String>) {
+        self.logger().log(text);
+    }
+
+    /// A handle on the job's log that can be kept (an event sink).
+    pub fn logger(&self) -> JobLog {
+        JobLog {
+            id: self.id,
+            store: self.store.clone(),
+        }
+    }
+}
+
+/// Writes lines to one job's log.
+#[derive(Clone, Debug)]
+pub struct JobLog {
+    id: u64,
+    store: JobStore,
+}
+
+impl JobLog {
+    /// Add a line (a record that cannot be written is dropped: the job
+    /// goes on).
+    pub fn log(&self, text: impl Into<String>) {
         let _ = self
             .store
             .append(self.id, EventKind::Log { text: text.into() });

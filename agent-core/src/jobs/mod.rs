@@ -14,6 +14,6 @@ mod record;
 mod store;
 
 pub use approval::JobApprover;
-pub use manager::{JobContext, JobManager, JobOutcome, JobWork};
-pub use record::{EventKind, JobEvent, JobKind, JobRecord, JobStatus, Owner};
+pub use manager::{JobContext, JobLog, JobManager, JobOutcome, JobWork};
+pub use record::{EventKind, JobEvent, JobKind, JobRecord, JobStatus, Owner, now_ms};
 pub use store::JobStore;

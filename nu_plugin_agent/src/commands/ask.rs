@@ -134,6 +134,7 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
         let approval = ApprovalChoice {
             yes: call.has_flag("yes")?,
             approve: approve_patterns(call)?,
+            ..ApprovalChoice::default()
         };
         let mut prepared = prepare(
             plugin,

@@ -115,6 +115,7 @@ impl PluginCommand for AgentExplain {
             ApprovalChoice {
                 yes: false,
                 approve: Vec::new(),
+                ..ApprovalChoice::default()
             },
             call.get_flag("model")?,
             head,

@@ -5,6 +5,7 @@ mod ask;
 mod context;
 mod explain;
 mod history;
+mod job;
 pub(crate) mod model;
 mod model_info;
 mod model_list;
@@ -20,6 +21,10 @@ pub use ask::Ask;
 pub use context::AgentContext;
 pub use explain::AgentExplain;
 pub use history::AgentHistory;
+pub use job::{
+    AgentJob, AgentJobApprove, AgentJobCancel, AgentJobClean, AgentJobDeny, AgentJobList,
+    AgentJobLogs, AgentJobResult, AgentJobRun, AgentJobSpawn, AgentJobStatus, AgentJobWait,
+};
 pub use model::AgentModel;
 pub use model_info::AgentModelInfo;
 pub use model_list::AgentModelList;

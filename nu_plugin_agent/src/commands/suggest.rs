@@ -90,6 +90,7 @@ nu-scripts/agent.nu binds Alt+S to replace the command line with the suggestion 
             ApprovalChoice {
                 yes: false,
                 approve: Vec::new(),
+                ..ApprovalChoice::default()
             },
             call.get_flag("model")?,
             head,

@@ -1,0 +1,201 @@
+//! The plugin's background jobs: one [`JobManager`] per plugin process,
+//! the plugin kept alive (GC off) while any job runs, and the nu values
+//! that `agent job` commands return.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use agent_core::{
+    agent::JobSettings,
+    jobs::{JobManager, JobOutcome, JobRecord, JobStatus, JobStore, now_ms},
+    policy::{Approval, ApprovalRequest, Approver, NonInteractive},
+    shell::{Outcome, StopReason},
+};
+use nu_plugin::EngineInterface;
+use nu_protocol::{LabeledError, Record, Span, Spanned, Value};
+
+/// The jobs of this plugin process.
+#[derive(Default)]
+pub(crate) struct Background {
+    manager: OnceLock<JobManager>,
+    /// The engine of the latest `agent job` call, to turn the plugin's GC
+    /// off while jobs run and on again after the last.
+    engine: Arc<Mutex<Option<EngineInterface>>>,
+}
+
+impl Background {
+    /// The manager (made on first use, with `settings`), remembering
+    /// `engine` for the GC switch.
+    pub(crate) fn manager(
+        &self,
+        engine: &EngineInterface,
+        settings: &JobSettings,
+        span: Span,
+    ) -> Result<&JobManager, LabeledError> {
+        if let Ok(mut slot) = self.engine.lock() {
+            *slot = Some(engine.clone());
+        }
+        if let Some(manager) = self.manager.get() {
+            return Ok(manager);
+        }
+        let store = job_store(span)?;
+        let slot = self.engine.clone();
+        let on_busy = Box::new(move |busy: bool| {
+            if let Ok(slot) = slot.lock()
+                && let Some(engine) = slot.as_ref()
+            {
+                // Without it the host stops an idle plugin, jobs and all.
+                let _ = engine.set_gc_disabled(busy);
+            }
+        });
+        let manager = JobManager::new(store, settings.max_running, on_busy);
+        // Keep the retention rules as jobs are added.
+        let _ = manager.store().clean(settings.keep, Some(settings.max_age));
+        Ok(self.manager.get_or_init(|| manager))
+    }
+
+    /// The manager, if this process has made one.
+    pub(crate) fn running(&self) -> Option<&JobManager> {
+        self.manager.get()
+    }
+}
+
+/// The job store in the state dir, or an error saying how to fix it.
+pub(crate) fn job_store(span: Span) -> Result<JobStore, LabeledError> {
+    JobStore::in_state_dir().map_err(|e| {
+        LabeledError::new(format!("the job records are unavailable: {e}"))
+            .with_code("nu_agent::job::store")
+            .with_label("cannot open the jobs directory", span)
+            .with_help("set NU_AGENT_STATE_DIR to a writable directory")
+    })
+}
+
+/// Job `id`'s record, or an error pointing at the id.
+pub(crate) fn find_job(store: &JobStore, id: &Spanned<i64>) -> Result<JobRecord, LabeledError> {
+    u64::try_from(id.item)
+        .ok()
+        .and_then(|n| store.record(n))
+        .ok_or_else(|| {
+            LabeledError::new(format!("there is no job {}", id.item))
+                .with_code("nu_agent::job::unknown")
+                .with_label("unknown job id", id.span)
+                .with_help("`agent job list` shows the jobs")
+        })
+}
+
+/// A job as a nu record: id, kind, title, status, started, duration,
+/// waiting_for, error.
+pub(crate) fn record_value(record: &JobRecord, span: Span) -> Value {
+    let mut row = Record::new();
+    row.push("id", Value::int(record.id as i64, span));
+    row.push("kind", Value::string(record.kind.as_str(), span));
+    row.push("title", Value::string(&record.title, span));
+    row.push("status", Value::string(record.status.as_str(), span));
+    row.push(
+        "started",
+        record
+            .started
+            .and_then(|ms| date(ms, span))
+            .unwrap_or_else(|| Value::nothing(span)),
+    );
+    row.push(
+        "duration",
+        record
+            .duration_ms(now_ms())
+            .map(|ms| Value::duration(ms as i64 * 1_000_000, span))
+            .unwrap_or_else(|| Value::nothing(span)),
+    );
+    row.push(
+        "waiting_for",
+        record
+            .waiting_for
+            .as_ref()
+            .map(|w| Value::string(w, span))
+            .unwrap_or_else(|| Value::nothing(span)),
+    );
+    row.push(
+        "error",
+        record
+            .error
+            .as_ref()
+            .map(|e| Value::string(e, span))
+            .unwrap_or_else(|| Value::nothing(span)),
+    );
+    Value::record(row, span)
+}
+
+/// Milliseconds since the epoch as a nu date in local time.
+pub(crate) fn date(ms: u64, span: Span) -> Option<Value> {
+    let utc = chrono::DateTime::from_timestamp_millis(i64::try_from(ms).ok()?)?;
+    Some(Value::date(
+        utc.with_timezone(&chrono::Local).fixed_offset(),
+        span,
+    ))
+}
+
+/// An approver given its real approver once the job starts (the job's
+/// approval queue does not exist before the job does).
+#[derive(Default)]
+pub(crate) struct LateApprover(OnceLock<Arc<dyn Approver>>);
+
+impl LateApprover {
+    pub(crate) fn set(&self, approver: Arc<dyn Approver>) {
+        let _ = self.0.set(approver);
+    }
+}
+
+impl Approver for LateApprover {
+    fn approve(&self, request: &ApprovalRequest) -> Approval {
+        match self.0.get() {
+            Some(approver) => approver.approve(request),
+            None => Approval::No,
+        }
+    }
+
+    fn who(&self) -> String {
+        self.0
+            .get()
+            .map_or_else(|| "nobody".into(), |approver| approver.who())
+    }
+}
+
+/// The approver of a job: `--yes` / `--approve` decide in advance; without
+/// them a step that asks waits for `agent job approve` (never a prompt).
+pub(crate) fn job_approver(
+    yes: bool,
+    approve: Vec<String>,
+) -> (Arc<dyn Approver>, Option<Arc<LateApprover>>) {
+    if yes || !approve.is_empty() {
+        (Arc::new(NonInteractive { yes, approve }), None)
+    } else {
+        let late = Arc::new(LateApprover::default());
+        (late.clone(), Some(late))
+    }
+}
+
+/// How a pipeline's outcome ends its job.
+pub(crate) fn outcome_of_run(outcome: Outcome) -> JobOutcome {
+    let (status, error) = match (&outcome.error, &outcome.stopped) {
+        (_, Some(StopReason::Cancelled)) => (JobStatus::Cancelled, Some("cancelled".into())),
+        (_, Some(StopReason::TimedOut(limit))) => (
+            JobStatus::TimedOut,
+            Some(format!("stopped after {}", humantime(*limit))),
+        ),
+        (Some(error), _) => (JobStatus::Failed, Some(error.summary())),
+        (None, _) => match outcome.exit_code.filter(|c| *c != 0) {
+            Some(code) => (
+                JobStatus::Failed,
+                Some(format!("the external command exited with code {code}")),
+            ),
+            None => (JobStatus::Completed, None),
+        },
+    };
+    JobOutcome {
+        status,
+        value: Some(outcome.value),
+        error,
+    }
+}
+
+fn humantime(duration: std::time::Duration) -> String {
+    format!("{:.1} s", duration.as_secs_f64())
+}

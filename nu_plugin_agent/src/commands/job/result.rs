@@ -1,0 +1,85 @@
+//! `agent job result`: the value a job returned.
+
+use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
+use nu_protocol::{Category, Example, LabeledError, Signature, Spanned, SyntaxShape, Type, Value};
+
+use crate::{
+    AgentPlugin,
+    background::{find_job, job_store},
+    convert::respan,
+};
+
+pub struct AgentJobResult;
+
+impl SimplePluginCommand for AgentJobResult {
+    type Plugin = AgentPlugin;
+
+    fn name(&self) -> &str {
+        "agent job result"
+    }
+
+    fn signature(&self) -> Signature {
+        Signature::build(self.name())
+            .input_output_type(Type::Nothing, Type::Any)
+            .required(
+                "id",
+                SyntaxShape::Int,
+                "The job's id (see `agent job list`).",
+            )
+            .category(Category::Misc)
+    }
+
+    fn description(&self) -> &str {
+        "The full value a background job returned, as `agent run` returns it (an agent task: its answer, or the data it returned)."
+    }
+
+    fn examples(&self) -> Vec<Example<'_>> {
+        vec![Example {
+            example: "agent job result 3 | where size > 1gb",
+            description: "Work on with a job's table",
+            result: None,
+        }]
+    }
+
+    fn run(
+        &self,
+        _plugin: &AgentPlugin,
+        _engine: &EngineInterface,
+        call: &EvaluatedCall,
+        _input: &Value,
+    ) -> Result<Value, LabeledError> {
+        let id: Spanned<i64> = call.req(0)?;
+        let store = job_store(call.head)?;
+        let record = find_job(&store, &id)?;
+        let value = store.result(record.id).map_err(|e| {
+            LabeledError::new(format!(
+                "the result of job {} cannot be read: {e}",
+                record.id
+            ))
+            .with_code("nu_agent::job::result")
+            .with_label("unreadable result", id.span)
+        })?;
+        match value {
+            Some(value) => Ok(respan(value, call.head)),
+            None => {
+                let status = record.status.as_str();
+                let why = record
+                    .error
+                    .as_deref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default();
+                let help = if record.status.is_finished() {
+                    "`agent job logs` shows what it did".to_string()
+                } else {
+                    format!("wait for it: agent job wait {}", record.id)
+                };
+                Err(
+                    LabeledError::new(format!("job {} has no result ({status}{why})", record.id))
+                        .with_code("nu_agent::job::no_result")
+                        .with_label(format!("job is {status}"), id.span)
+                        .with_help(help),
+                )
+            }
+        }
+    }
+}

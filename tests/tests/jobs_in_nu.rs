@@ -1,0 +1,226 @@
+//! Background jobs in a real nu 0.115 host: `agent job run`, `wait`,
+//! `result`, `cancel`, `approve`/`deny`, `list` after the plugin is gone,
+//! and the plugin kept alive while jobs run.
+
+use std::{
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use agent_e2e::{nu_with_agent_env, register_plugin, stdout_of};
+
+struct Setup {
+    dir: tempfile::TempDir,
+    registry: PathBuf,
+    work: PathBuf,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = register_plugin(dir.path());
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    Setup {
+        dir,
+        registry,
+        work,
+    }
+}
+
+impl Setup {
+    fn nu(&self, script: &str) -> std::process::Output {
+        let state = self.dir.path().join("state").display().to_string();
+        nu_with_agent_env(
+            &self.registry,
+            &self.work,
+            script,
+            &[("NU_AGENT_STATE_DIR", state.as_str())],
+        )
+    }
+}
+
+/// Processes whose command line contains `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(entry.path().join("stat"))
+            .map(|s| s.contains(") Z "))
+            .unwrap_or(true);
+        if zombie {
+            continue;
+        }
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline"))
+            && String::from_utf8_lossy(&cmd)
+                .replace('\0', " ")
+                .contains(marker)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Processes whose working directory lies under `dir`.
+fn processes_in(dir: &Path) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cwd) = std::fs::read_link(entry.path().join("cwd"))
+            && cwd.starts_with(dir)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn settle(mut gone: impl FnMut() -> bool, limit: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if gone() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    gone()
+}
+
+#[test]
+fn a_job_runs_past_the_plugin_gc_and_returns_its_value() {
+    let s = setup();
+    let out = s.nu(
+        r#"$env.config.plugin_gc = {default: {enabled: true, stop_after: 100ms}, plugins: {}}
+        let id = (agent job run "sleep 2sec; {answer: 42}")
+        let pid = (plugin list | where name == agent | get pid.0)
+        sleep 1500ms
+        let record = (agent job wait $id)
+        {status: $record.status, result: (agent job result $id), same_plugin: ((plugin list | where name == agent | get pid.0) == $pid)} | to nuon"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{status: completed, result: {answer: 42}, same_plugin: true}"
+    );
+}
+
+#[test]
+fn cancel_ends_the_job_and_every_process_under_it() {
+    let s = setup();
+    let marker = "sleep 1234";
+    let out = s.nu(&format!(
+        r#"let id = (agent job run --yes "^sh -c '{marker} & {marker}'")
+        sleep 1500ms
+        let record = (agent job cancel $id)
+        $record.status"#
+    ));
+    assert_eq!(stdout_of(&out).trim(), "cancelled");
+    assert!(
+        settle(|| processes_with(marker).is_empty(), Duration::from_secs(6)),
+        "left running: {:?}",
+        processes_with(marker)
+    );
+}
+
+#[test]
+fn fifty_jobs_under_the_limit_all_finish_once_with_their_values() {
+    let s = setup();
+    let out = s.nu(
+        r#"$env.config.plugins = {agent: {agent: {jobs: {max_running: 4}}}}
+        let ids = (1..50 | each {|i| agent job run $"($i) * 2"})
+        let values = ($ids | each {|id| agent job wait $id; agent job result $id})
+        let list = (agent job list)
+        {sum: ($values | math sum), completed: ($list | where status == completed | length), jobs: ($list | length)} | to nuon"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{sum: 2550, completed: 50, jobs: 50}"
+    );
+    // Each job ran exactly once: one `running` line in each event log.
+    let jobs = s.dir.path().join("state/jobs");
+    for id in 1..=50 {
+        let events =
+            std::fs::read_to_string(jobs.join(id.to_string()).join("events.jsonl")).unwrap();
+        assert_eq!(
+            events.matches("\"status\":\"running\"").count(),
+            1,
+            "job {id}"
+        );
+    }
+}
+
+#[test]
+fn a_job_that_needs_approval_waits_and_goes_on_when_approved_or_denied() {
+    let s = setup();
+    let out = s.nu(
+        r#"let yes = (agent job run "mkdir made")
+        let no = (agent job run "mkdir refused")
+        sleep 1sec
+        let waiting = (agent job list | where status == waiting | get waiting_for)
+        agent job approve $yes | ignore
+        agent job deny $no | ignore
+        let a = (agent job wait $yes)
+        let b = (agent job wait $no)
+        {waiting: ($waiting | length), mentions: ($waiting | str join ' ' | str contains 'made'), approved: $a.status, denied: $b.status, why: ($b.error | str contains 'not approved')} | to nuon"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{waiting: 2, mentions: true, approved: completed, denied: failed, why: true}"
+    );
+    assert!(s.work.join("made").is_dir());
+    assert!(!s.work.join("refused").exists());
+}
+
+#[test]
+fn after_plugin_stop_finished_jobs_stay_and_interrupted_ones_are_lost() {
+    let s = setup();
+    let out = s.nu(
+        r#"let done = (agent job run "'kept'")
+        agent job wait $done | ignore
+        let long = (agent job run "sleep 100sec")
+        sleep 1sec
+        plugin stop agent
+        sleep 500ms
+        let list = (agent job list)
+        {done: ($list | where id == $done | get status.0), result: (agent job result $done), long: ($list | where id == $long | get status.0)} | to nuon"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{done: completed, result: kept, long: lost}"
+    );
+    assert!(
+        settle(|| processes_in(&s.work).is_empty(), Duration::from_secs(2)),
+        "left running: {:?}",
+        processes_in(&s.work)
+    );
+}
+
+#[test]
+fn after_sigkill_of_the_plugin_the_job_is_lost_and_nothing_is_left() {
+    let s = setup();
+    let out = s.nu(r#"let long = (agent job run "sleep 100sec")
+        sleep 1sec
+        let pid = (plugin list | where name == agent | get pid.0)
+        ^kill -9 $pid
+        sleep 1sec
+        agent job status $long | get status"#);
+    assert_eq!(stdout_of(&out).trim(), "lost");
+    assert!(
+        settle(|| processes_in(&s.work).is_empty(), Duration::from_secs(2)),
+        "left running: {:?}",
+        processes_in(&s.work)
+    );
+}
+
+#[test]
+fn an_unknown_id_is_an_error_at_the_id() {
+    let s = setup();
+    let out = s.nu("agent job result 99");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("there is no job 99"), "{stderr}");
+    assert!(stderr.contains("agent job list"), "{stderr}");
+}
