@@ -30,6 +30,8 @@ pub type EventSink = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
 
 /// Prompt tokens kept free for the tools' definitions and the template.
 const TOOLS_RESERVE: usize = 400;
+/// How often a loop waiting for a background job checks for Ctrl+C.
+const INBOX_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 /// Idle turns in a row after which only `answer` is offered.
 const STUCK_TURNS: usize = 2;
 /// Idle turns in a row after which the loop gives up.
@@ -79,9 +81,11 @@ impl Default for AgentOptions {
 /// Something from outside the loop, taken in between model turns.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Inbound {
-    /// A note the model should know about (a background job finished, the
-    /// user approved something late), shown to the user and the model.
+    /// A note the model should know about (the user approved something
+    /// late), shown to the user and the model.
     Note(String),
+    /// A step the model sent to the background has ended.
+    JobDone(super::JobDone),
 }
 
 /// How a request ended.
@@ -135,6 +139,11 @@ pub struct Agent {
     answered_out: Option<usize>,
     /// Model turns the last request took.
     last_steps: usize,
+    /// Starts `background: true` steps as jobs; without one they run in
+    /// the foreground.
+    background: Option<Arc<dyn super::BackgroundRunner>>,
+    /// Background steps of this conversation not yet reported.
+    pending_jobs: usize,
 }
 
 /// What a model turn gave, for the loop.
@@ -180,7 +189,15 @@ impl Agent {
             state: AgentState::Thinking,
             answered_out: None,
             last_steps: 0,
+            background: None,
+            pending_jobs: 0,
         }
+    }
+
+    /// Start `background: true` steps with `runner` (the plugin's jobs).
+    pub fn with_background(mut self, runner: Arc<dyn super::BackgroundRunner>) -> Agent {
+        self.background = Some(runner);
+        self
     }
 
     /// Record the conversation in `transcript` from now on.
@@ -279,13 +296,22 @@ impl Agent {
         // Turns in a row that did nothing (a call that could not be read,
         // an empty reply, only repeated or invalid calls).
         let mut idle_turns = 0;
+        // The last turn did nothing but start background jobs.
+        let mut only_waiting = false;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
             }
-            while let Ok(Inbound::Note(note)) = self.inbox.try_recv() {
-                self.emit(AgentEvent::External(note.clone()));
-                self.push(Message::user(format!("[event] {note}")));
+            while let Ok(inbound) = self.inbox.try_recv() {
+                self.take(inbound);
+            }
+            if only_waiting && self.pending_jobs > 0 {
+                // The last turn only started jobs: nothing to look at until
+                // one of them ends.
+                match self.wait_for_inbox(cancel) {
+                    Some(inbound) => self.take(inbound),
+                    None => return Ending::Cancelled,
+                }
             }
             if *steps >= self.options.max_steps {
                 return Ending::Failed(Failure::new(
@@ -363,6 +389,7 @@ impl Agent {
                 turn.content.clone(),
                 turn.tool_calls.clone(),
             ));
+            only_waiting = !turn.tool_calls.is_empty();
             for call in &turn.tool_calls {
                 if cancel.is_cancelled() {
                     return Ending::Cancelled;
@@ -411,8 +438,20 @@ impl Agent {
                 if !matches!(action, Action::Invalid(_)) {
                     idle_turns = 0;
                 }
+                let starts_job = matches!(
+                    action,
+                    Action::Run {
+                        background: true,
+                        ..
+                    }
+                ) && self.background.is_some()
+                    && self.may_run();
+                if !starts_job {
+                    only_waiting = false;
+                }
                 let result = match action {
-                    Action::Run { pipeline, why } => {
+                    Action::Run { pipeline, .. } if starts_job => self.start_job(step, &pipeline),
+                    Action::Run { pipeline, why, .. } => {
                         if self.may_run() {
                             self.run_step(step, &pipeline, &why, cancel)
                         } else {
@@ -506,6 +545,89 @@ impl Agent {
 
     fn may_run(&self) -> bool {
         self.options.kind.runs_pipelines()
+    }
+
+    /// Take an event from outside into the conversation.
+    fn take(&mut self, inbound: Inbound) {
+        let text = match inbound {
+            Inbound::Note(note) => note,
+            Inbound::JobDone(done) => {
+                self.pending_jobs = self.pending_jobs.saturating_sub(1);
+                self.job_report(done)
+            }
+        };
+        self.emit(AgentEvent::External(
+            text.lines().next().unwrap_or_default().to_string(),
+        ));
+        self.push(Message::user(format!("[event] {text}")));
+    }
+
+    /// What the model is told of a background step that ended; its value
+    /// becomes the next `$out.N`.
+    fn job_report(&mut self, done: super::JobDone) -> String {
+        let head = format!(
+            "background job {} (`{}`) {}",
+            done.id,
+            done.pipeline,
+            done.status.as_str()
+        );
+        let error = done
+            .error
+            .as_deref()
+            .map(|e| format!(": {e}"))
+            .unwrap_or_default();
+        match done.value {
+            Some(value) => {
+                let n = self.shell.adopt_out(value.clone());
+                let shown = render(
+                    &value,
+                    &Budget::approx(self.options.observe_tokens),
+                    Some(n),
+                );
+                format!("{head}{error}; its result is $out.{n}:\n{shown}")
+            }
+            None => format!("{head}{error}; it returned nothing"),
+        }
+    }
+
+    /// Block until something arrives in the inbox; `None` when cancelled.
+    fn wait_for_inbox(&mut self, cancel: &CancelToken) -> Option<Inbound> {
+        loop {
+            if cancel.is_cancelled() {
+                return None;
+            }
+            match self.inbox.recv_timeout(INBOX_POLL) {
+                Ok(inbound) => return Some(inbound),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                // The sender lives in `self`: never disconnected.
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+
+    /// Start `pipeline` as a background job; the text for the model.
+    fn start_job(&mut self, step: usize, pipeline: &str) -> String {
+        let Some(runner) = self.background.clone() else {
+            return "There are no background jobs here; run it without `background`.".into();
+        };
+        let inbox = self.inbox_sender.clone();
+        let done = Box::new(move |done: super::JobDone| {
+            let _ = inbox.send(Inbound::JobDone(done));
+        });
+        match runner.start(pipeline, done) {
+            Ok(id) => {
+                self.pending_jobs += 1;
+                self.notice(format!(
+                    "step {step}: started as background job {id} (`agent job status {id}`)"
+                ));
+                format!(
+                    "Started as background job {id}. When it ends, its result comes as an [event] message with its $out number."
+                )
+            }
+            Err(why) => {
+                format!("The background job could not start: {why}. Run it without `background`.")
+            }
+        }
     }
 
     /// `$out.0 … $out.3` or `nothing has run yet`.

@@ -9,6 +9,7 @@
 //! returning a result `$out.N` as data). A pipeline that does not parse
 //! goes back to the model with the parser's diagnostic, unexecuted.
 
+mod background;
 mod compact;
 mod degenerate;
 mod episode;
@@ -20,6 +21,7 @@ mod suggest;
 mod tools;
 mod transcript;
 
+pub use background::{BackgroundRunner, JobDone, JobDoneFn};
 pub use compact::{estimate as estimate_tokens, fit as fit_context};
 pub use degenerate::degenerate;
 pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};

@@ -110,7 +110,7 @@ pub fn suggest(
         messages.push(Message::assistant(turn.content, turn.tool_calls.clone()));
         for call in &turn.tool_calls {
             let result = match Action::from_call(call) {
-                Action::Run { pipeline, why } => match judge(shell, &pipeline) {
+                Action::Run { pipeline, why, .. } => match judge(shell, &pipeline) {
                     Ok(decision) => {
                         return Ok(Suggestion {
                             pipeline,

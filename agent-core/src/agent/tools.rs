@@ -33,7 +33,8 @@ pub fn tool_defs(kind: PromptKind) -> Vec<ToolDef> {
                 "type": "object",
                 "properties": {
                     "pipeline": {"type": "string", "description": "Nushell code"},
-                    "why": {"type": "string", "description": "what this step is for, a few words"}
+                    "why": {"type": "string", "description": "what this step is for, a few words"},
+                    "background": {"type": "boolean", "description": "true for long work: it runs as a background job and its result comes later as an [event]"}
                 },
                 "required": ["pipeline", "why"]
             }),
@@ -69,8 +70,12 @@ pub fn tool_defs(kind: PromptKind) -> Vec<ToolDef> {
 /// A call read into what the loop does with it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// Run `pipeline`.
-    Run { pipeline: String, why: String },
+    /// Run `pipeline` (as a background job when `background`).
+    Run {
+        pipeline: String,
+        why: String,
+        background: bool,
+    },
     /// Look up `command`.
     Help { command: String },
     /// End with `text`, returning `$out.{out}` as data when given.
@@ -93,6 +98,10 @@ impl Action {
                 Some(pipeline) => Action::Run {
                     pipeline,
                     why: text("why").unwrap_or_default(),
+                    background: matches!(
+                        call.arguments.get("background"),
+                        Some(serde_json::Value::Bool(true))
+                    ),
                 },
                 None => Action::Invalid("`nu` needs a non-empty `pipeline` string".into()),
             },
@@ -256,7 +265,19 @@ mod tests {
             Action::from_call(&call("nu", json!({"pipeline": "ls", "why": "look"}))),
             Action::Run {
                 pipeline: "ls".into(),
-                why: "look".into()
+                why: "look".into(),
+                background: false,
+            }
+        );
+        assert_eq!(
+            Action::from_call(&call(
+                "nu",
+                json!({"pipeline": "du /", "why": "sizes", "background": true})
+            )),
+            Action::Run {
+                pipeline: "du /".into(),
+                why: "sizes".into(),
+                background: true,
             }
         );
         assert_eq!(

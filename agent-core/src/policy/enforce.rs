@@ -351,6 +351,21 @@ impl PolicyShell {
         }
     }
 
+    /// Take `value` (made elsewhere: a background job) as the next
+    /// `$out.N`; returns N.
+    pub fn adopt_out(&mut self, value: Value) -> usize {
+        if self.sandboxed() {
+            if let Some((worker, _)) = self.worker.as_mut() {
+                worker.add_out(&value);
+            }
+            self.worker_outs.push(value);
+            self.worker_outs.len() - 1
+        } else {
+            self.session.push_out(value);
+            self.session.runs() - 1
+        }
+    }
+
     /// The conversation's sandbox worker, while there is one.
     pub fn worker_info(&self) -> Option<WorkerInfo> {
         self.worker.as_ref().map(|(worker, _)| WorkerInfo {

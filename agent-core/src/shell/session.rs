@@ -161,6 +161,11 @@ impl Session {
         }
     }
 
+    /// How many runs `$out` holds.
+    pub fn runs(&self) -> usize {
+        self.runs
+    }
+
     /// Append `value` to `$out` as the next run's (a run made elsewhere).
     pub fn push_out(&mut self, value: Value) {
         self.runs += 1;
