@@ -26,6 +26,8 @@ mod common;
 mod completions;
 #[path = "nu_agent/config.rs"]
 mod config;
+#[path = "nu_agent/job.rs"]
+mod job;
 #[path = "nu_agent/model.rs"]
 mod model;
 #[path = "nu_agent/policy.rs"]
@@ -128,11 +130,61 @@ enum Command {
         #[command(subcommand)]
         command: ConfigCommand,
     },
+    /// The background jobs the plugin runs (`agent job` in nu): list them,
+    /// show one, its result or its log; remove finished ones.
+    Job {
+        #[command(subcommand)]
+        command: JobCommand,
+    },
     /// Print a completion script for a shell, e.g.
     /// `nu-agent completions bash > ~/.local/share/bash-completion/completions/nu-agent`.
     Completions {
         /// bash, zsh or fish.
         shell: CompletionShell,
+    },
+}
+
+#[derive(Subcommand)]
+enum JobCommand {
+    /// Every job, oldest first: id, kind, status, title, when it started,
+    /// how long it ran and the approval it waits for.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One job's record: status, times, owner pid, what it waits for, why
+    /// it failed, whether it has a result.
+    Status {
+        /// The job's id (see `nu-agent job list`).
+        id: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A job's value, printed as `nu-agent run` prints one.
+    Result {
+        /// The job's id.
+        id: u64,
+        /// Print the value as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A job's events, one line each: when, and what happened.
+    Logs {
+        /// The job's id.
+        id: u64,
+    },
+    /// Remove finished jobs (completed, failed, timed out, cancelled or
+    /// lost): all but the newest --keep, and those that finished more than
+    /// --older-than ago. Queued, running and waiting jobs stay.
+    Clean {
+        /// How many finished jobs to keep.
+        #[arg(long, default_value_t = 50, value_name = "N")]
+        keep: usize,
+        /// Also remove finished jobs older than this, e.g. 12h or 7d.
+        #[arg(long, value_name = "AGE", value_parser = job::parse_age)]
+        older_than: Option<Duration>,
     },
 }
 
@@ -249,12 +301,14 @@ fn main() -> ExitCode {
         std::process::exit(sandbox::worker_main(worker_engine));
     }
     let cli = Cli::parse();
-    // Neither reads the configuration: `config init` may be what creates it.
+    // None of these reads the configuration: `config init` may be what
+    // creates it, and the jobs are found by the state dir alone.
     match cli.command {
         Command::Config {
             command: ConfigCommand::Init,
         } => return config::config_init(cli.config),
         Command::Completions { shell } => return completions::completions(shell),
+        Command::Job { command } => return job::job(command),
         _ => {}
     }
     let config = match load_config(cli.config.as_deref()) {
@@ -346,7 +400,9 @@ fn main() -> ExitCode {
             PolicyCommand::Show { json } => policy::policy_show(&config.policy, json),
         },
         Command::Model { command } => model::model(command, config.model),
-        Command::Config { .. } | Command::Completions { .. } => ExitCode::SUCCESS,
+        Command::Config { .. } | Command::Completions { .. } | Command::Job { .. } => {
+            ExitCode::SUCCESS
+        }
     }
 }
 
