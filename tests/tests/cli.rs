@@ -342,6 +342,7 @@ fn completions_name_the_subcommands() {
             "model",
             "config",
             "completions",
+            "job",
             "init",
             "pull",
         ] {
@@ -355,4 +356,205 @@ fn completions_name_the_subcommands() {
     assert!(zsh.starts_with("#compdef nu-agent"), "{zsh}");
     let out = nu_agent(dir.path(), &["completions", "powershell"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `nu-agent job ...` with `NU_AGENT_STATE_DIR` set to `state`.
+fn nu_agent_jobs(state: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(workspace_binary("nu-agent"))
+        .arg("job")
+        .args(args)
+        .current_dir(state)
+        .env("NU_AGENT_STATE_DIR", state)
+        .env("COLUMNS", "200")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nu-agent")
+}
+
+fn set_status(
+    store: &agent_core::jobs::JobStore,
+    id: u64,
+    status: agent_core::jobs::JobStatus,
+    detail: Option<&str>,
+) {
+    store
+        .append(
+            id,
+            agent_core::jobs::EventKind::Status {
+                status,
+                detail: detail.map(str::to_string),
+            },
+        )
+        .unwrap();
+}
+
+#[test]
+fn job_list_status_and_result_read_the_plugins_records() {
+    use agent_core::jobs::{JobKind, JobStatus, JobStore};
+    use nu_protocol::{Record, Span, Value};
+
+    let state = tempfile::tempdir().unwrap();
+    let store = JobStore::open(state.path()).unwrap();
+    let done = store.create(JobKind::Run, "ls | length").unwrap();
+    set_status(&store, done, JobStatus::Running, None);
+    let mut record = Record::new();
+    record.push("answer", Value::int(42, Span::unknown()));
+    record.push("files", Value::string("a.txt", Span::unknown()));
+    store
+        .save_result(done, &Value::record(record, Span::unknown()))
+        .unwrap();
+    set_status(&store, done, JobStatus::Completed, None);
+    // Owned by this (live) test process, so it stays waiting, not lost.
+    let waiting = store.create(JobKind::Task, "tidy up").unwrap();
+    set_status(&store, waiting, JobStatus::Running, None);
+    set_status(&store, waiting, JobStatus::Waiting, Some("delete: a.txt"));
+
+    let out = nu_agent_jobs(state.path(), &["list", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0]["id"], done);
+    assert_eq!(rows[0]["kind"], "run");
+    assert_eq!(rows[0]["status"], "completed");
+    assert_eq!(rows[0]["title"], "ls | length");
+    assert!(rows[0]["started"].is_string(), "{rows:?}");
+    assert!(rows[0]["waiting_for"].is_null(), "{rows:?}");
+    assert_eq!(rows[1]["id"], waiting);
+    assert_eq!(rows[1]["kind"], "task");
+    assert_eq!(rows[1]["status"], "waiting");
+    assert_eq!(rows[1]["waiting_for"], "delete: a.txt");
+    let columns: Vec<&str> = rows[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            "id",
+            "kind",
+            "status",
+            "title",
+            "started",
+            "duration",
+            "waiting_for"
+        ]
+    );
+
+    // The default is nu's table.
+    let table = stdout_of(&nu_agent_jobs(state.path(), &["list"]));
+    assert!(
+        table.contains("tidy up") && table.contains("delete: a.txt"),
+        "{table}"
+    );
+    assert!(table.contains('│'), "a table: {table}");
+
+    let out = nu_agent_jobs(state.path(), &["status", &waiting.to_string(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let status: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(status["status"], "waiting");
+    assert_eq!(status["waiting_for"], "delete: a.txt");
+    assert_eq!(status["pid"], std::process::id());
+    assert_eq!(status["has_result"], false);
+
+    // The value, as `run --json` prints one.
+    let out = nu_agent_jobs(state.path(), &["result", &done.to_string(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let value: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(value, serde_json::json!({"answer": 42, "files": "a.txt"}));
+    let table = stdout_of(&nu_agent_jobs(state.path(), &["result", &done.to_string()]));
+    assert!(table.contains("answer") && table.contains("42"), "{table}");
+
+    // A job without a result says so, with its status.
+    let out = nu_agent_jobs(state.path(), &["result", &waiting.to_string()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("job {waiting} has no result")) && stderr.contains("waiting"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+
+    // An unknown id names itself and where to look.
+    for command in ["status", "result", "logs"] {
+        let out = nu_agent_jobs(state.path(), &[command, "99"]);
+        assert_eq!(out.status.code(), Some(1), "{command}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no job 99") && stderr.contains("nu-agent job list"),
+            "{command}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{command}: {out:?}");
+    }
+}
+
+#[test]
+fn job_logs_print_one_line_per_event() {
+    use agent_core::jobs::{EventKind, JobKind, JobStatus, JobStore};
+
+    let state = tempfile::tempdir().unwrap();
+    let store = JobStore::open(state.path()).unwrap();
+    let id = store.create(JobKind::Run, "rm a.txt").unwrap();
+    set_status(&store, id, JobStatus::Running, None);
+    store
+        .append(
+            id,
+            EventKind::Log {
+                text: "step 1: rm a.txt".into(),
+            },
+        )
+        .unwrap();
+    set_status(&store, id, JobStatus::Failed, Some("denied: delete a.txt"));
+
+    let out = nu_agent_jobs(state.path(), &["logs", &id.to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = stdout_of(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    let expected = [
+        ("created", "run job by pid"),
+        ("status", "running"),
+        ("log", "step 1: rm a.txt"),
+        ("status", "failed: denied: delete a.txt"),
+    ];
+    for (line, (event, what)) in lines.iter().zip(expected) {
+        // `YYYY-MM-DD HH:MM:SS.mmm  event    what`
+        let (date, rest) = line.split_once(' ').unwrap();
+        assert_eq!(date.len(), 10, "{line}");
+        assert!(date.starts_with("20"), "{line}");
+        let rest: Vec<&str> = rest.splitn(2, "  ").collect();
+        assert_eq!(rest[1].split_whitespace().next(), Some(event), "{line}");
+        assert!(line.contains(what), "{line}");
+    }
+}
+
+#[test]
+fn job_clean_removes_finished_jobs_and_keeps_unfinished_ones() {
+    use agent_core::jobs::{JobKind, JobStatus, JobStore};
+
+    let state = tempfile::tempdir().unwrap();
+    let store = JobStore::open(state.path()).unwrap();
+    for status in [
+        JobStatus::Completed,
+        JobStatus::Failed,
+        JobStatus::Cancelled,
+    ] {
+        let id = store.create(JobKind::Run, "ls").unwrap();
+        set_status(&store, id, JobStatus::Running, None);
+        set_status(&store, id, status, None);
+    }
+    let running = store.create(JobKind::Task, "still going").unwrap();
+    set_status(&store, running, JobStatus::Running, None);
+
+    let out = nu_agent_jobs(state.path(), &["clean", "--keep", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout_of(&out), "removed 2 finished jobs\n");
+    let out = nu_agent_jobs(state.path(), &["clean", "--keep", "0"]);
+    assert_eq!(stdout_of(&out), "removed 1 finished job\n");
+    let left: Vec<u64> = store.list().iter().map(|r| r.id).collect();
+    assert_eq!(left, [running], "the running job stays");
+    let out = nu_agent_jobs(state.path(), &["clean", "--older-than", "soon"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
 }

@@ -1,49 +1,41 @@
 //! `nu-agent`: the agent's engine from any shell, without a nu host.
+//!
+//! This file is the binary's entry: the command line (`Cli`, `Command`),
+//! `main` and the dispatch. Each subcommand lives in `nu_agent/<name>.rs`;
+//! what several share is in `nu_agent/common.rs`.
 
-use std::{
-    io::{IsTerminal, Write},
-    path::PathBuf,
-    process::ExitCode,
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
-    time::Duration,
-};
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use agent_core::{
     config::AgentConfig,
-    llm::{
-        Catalog, DownloadError, GpuReport, ModelSettings, PullError, catalog_entry, describe,
-        list_models, pull,
-    },
-    observe::{Budget, render_outcome},
     policy::{
-        Approver, Judge, Layers, NonInteractive, Policy, PolicyShell, ShellOptions, check,
-        facts_for,
+        Layers, Policy,
         sandbox::{self, SandboxMode, WORKER_ARG},
         worker_engine,
     },
-    shell::{
-        CancelToken, Engine, Limits, Session, SessionSeed, StopReason, humanize_bytes, parse_size,
-    },
-    ui::TerminalApprover,
+    shell::Limits,
 };
 use clap::{Args, Parser, Subcommand};
-use nu_plugin_agent::model_report::{
-    PullProgress, info_value, pulled_value, rows_value, settings_value,
-};
-use nu_protocol::{Span, Value};
+use nu_protocol::Value;
 
 #[path = "nu_agent/ask.rs"]
 mod ask;
+#[path = "nu_agent/common.rs"]
+mod common;
+#[path = "nu_agent/completions.rs"]
+mod completions;
+#[path = "nu_agent/config.rs"]
+mod config;
+#[path = "nu_agent/job.rs"]
+mod job;
+#[path = "nu_agent/model.rs"]
+mod model;
+#[path = "nu_agent/policy.rs"]
+mod policy;
+#[path = "nu_agent/run.rs"]
+mod run;
 
-/// Exit code of a run stopped by its time limit (as `timeout(1)`).
-const EXIT_TIMED_OUT: u8 = 124;
-/// Exit code of a pipeline that failed to parse or run.
-const EXIT_FAILED: u8 = 1;
-/// Exit code after Ctrl+C.
-const EXIT_INTERRUPTED: u8 = 130;
+use common::{EXIT_FAILED, approver, cancel_on_ctrl_c, parse_duration, parse_max_output};
 
 #[derive(Parser)]
 #[command(
@@ -138,11 +130,61 @@ enum Command {
         #[command(subcommand)]
         command: ConfigCommand,
     },
+    /// The background jobs the plugin runs (`agent job` in nu): list them,
+    /// show one, its result or its log; remove finished ones.
+    Job {
+        #[command(subcommand)]
+        command: JobCommand,
+    },
     /// Print a completion script for a shell, e.g.
     /// `nu-agent completions bash > ~/.local/share/bash-completion/completions/nu-agent`.
     Completions {
         /// bash, zsh or fish.
         shell: CompletionShell,
+    },
+}
+
+#[derive(Subcommand)]
+enum JobCommand {
+    /// Every job, oldest first: id, kind, status, title, when it started,
+    /// how long it ran and the approval it waits for.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One job's record: status, times, owner pid, what it waits for, why
+    /// it failed, whether it has a result.
+    Status {
+        /// The job's id (see `nu-agent job list`).
+        id: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A job's value, printed as `nu-agent run` prints one.
+    Result {
+        /// The job's id.
+        id: u64,
+        /// Print the value as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A job's events, one line each: when, and what happened.
+    Logs {
+        /// The job's id.
+        id: u64,
+    },
+    /// Remove finished jobs (completed, failed, timed out, cancelled or
+    /// lost): all but the newest --keep, and those that finished more than
+    /// --older-than ago. Queued, running and waiting jobs stay.
+    Clean {
+        /// How many finished jobs to keep.
+        #[arg(long, default_value_t = 50, value_name = "N")]
+        keep: usize,
+        /// Also remove finished jobs older than this, e.g. 12h or 7d.
+        #[arg(long, value_name = "AGE", value_parser = job::parse_age)]
+        older_than: Option<Duration>,
     },
 }
 
@@ -160,16 +202,6 @@ enum CompletionShell {
     Bash,
     Zsh,
     Fish,
-}
-
-impl From<CompletionShell> for clap_complete::Shell {
-    fn from(shell: CompletionShell) -> clap_complete::Shell {
-        match shell {
-            CompletionShell::Bash => clap_complete::Shell::Bash,
-            CompletionShell::Zsh => clap_complete::Shell::Zsh,
-            CompletionShell::Fish => clap_complete::Shell::Fish,
-        }
-    }
 }
 
 #[derive(Subcommand)]
@@ -269,21 +301,14 @@ fn main() -> ExitCode {
         std::process::exit(sandbox::worker_main(worker_engine));
     }
     let cli = Cli::parse();
-    // Neither reads the configuration: `config init` may be what creates it.
+    // None of these reads the configuration: `config init` may be what
+    // creates it, and the jobs are found by the state dir alone.
     match cli.command {
         Command::Config {
             command: ConfigCommand::Init,
-        } => return config_init(cli.config),
-        Command::Completions { shell } => {
-            let mut command = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(
-                clap_complete::Shell::from(shell),
-                &mut command,
-                "nu-agent",
-                &mut std::io::stdout(),
-            );
-            return ExitCode::SUCCESS;
-        }
+        } => return config::config_init(cli.config),
+        Command::Completions { shell } => return completions::completions(shell),
+        Command::Job { command } => return job::job(command),
         _ => {}
     }
     let config = match load_config(cli.config.as_deref()) {
@@ -348,7 +373,7 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            let output = Output {
+            let output = run::Output {
                 json,
                 observe,
                 budget,
@@ -358,7 +383,7 @@ fn main() -> ExitCode {
             if let Some(timeout) = timeout {
                 limits = limits.with_timeout(timeout);
             }
-            run(&pipeline, policy, &approval, layers, &limits, &output)
+            run::run(&pipeline, policy, &approval, layers, &limits, &output)
         }
         Command::Policy { command } => match command {
             PolicyCommand::Check {
@@ -366,162 +391,17 @@ fn main() -> ExitCode {
                 json,
                 overrides,
             } => match overrides.apply(config.policy) {
-                Ok(policy) => policy_check(&pipeline, policy, json),
+                Ok(policy) => policy::policy_check(&pipeline, policy, json),
                 Err(message) => {
                     eprintln!("nu-agent: {message}");
                     ExitCode::from(EXIT_FAILED)
                 }
             },
-            PolicyCommand::Show { json } => policy_show(&config.policy, json),
+            PolicyCommand::Show { json } => policy::policy_show(&config.policy, json),
         },
-        Command::Model { command } => model(command, config.model),
-        Command::Config { .. } | Command::Completions { .. } => ExitCode::SUCCESS,
-    }
-}
-
-/// `nu-agent config init`: the commented template, never over a file.
-fn config_init(path: Option<PathBuf>) -> ExitCode {
-    let Some(path) = path.or_else(AgentConfig::default_path) else {
-        eprintln!(
-            "nu-agent: no configuration path: HOME is not set; pass --config FILE or set NU_AGENT_CONFIG"
-        );
-        return ExitCode::from(EXIT_FAILED);
-    };
-    match agent_core::config::write_template(&path) {
-        Ok(()) => {
-            println!("{}", path.display());
+        Command::Model { command } => model::model(command, config.model),
+        Command::Config { .. } | Command::Completions { .. } | Command::Job { .. } => {
             ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("nu-agent: {error}");
-            ExitCode::from(EXIT_FAILED)
-        }
-    }
-}
-
-/// `nu-agent model ...`: the plugin's `agent model` records, printed as
-/// nu's table or as JSON.
-fn model(command: ModelCommand, settings: ModelSettings) -> ExitCode {
-    let lookup = |name: &str| std::env::var_os(name);
-    let settings = settings.with_env(&lookup);
-    let catalog = Catalog::builtin();
-    let span = Span::unknown();
-    let dir = match settings.model_dir(&lookup) {
-        Ok(dir) => dir,
-        Err(error) => {
-            eprintln!("nu-agent: {error}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    let (value, json) = match command {
-        ModelCommand::List { json } => {
-            // No model is ever resident in this process.
-            let rows = list_models(&dir, &catalog, None);
-            for row in &rows {
-                if let Some(error) = &row.error {
-                    eprintln!("nu-agent: warning: {error}");
-                }
-            }
-            (rows_value(&rows, span), json)
-        }
-        ModelCommand::Info { name, json } => {
-            let choice = settings.model_choice(&lookup, &catalog);
-            let model_name = choice.model.clone();
-            let chosen_because = match &name {
-                Some(_) => "named on the command line".to_string(),
-                None => choice.reason,
-            };
-            let facts = match describe(&dir, &catalog, name.as_deref().unwrap_or(&model_name)) {
-                Ok(facts) => facts,
-                Err(error) => {
-                    eprintln!("nu-agent: {error}");
-                    return ExitCode::from(EXIT_FAILED);
-                }
-            };
-            let backend = settings_value(&settings, &model_name, &settings.hub_url(&lookup), span);
-            (
-                info_value(
-                    &facts,
-                    None,
-                    &GpuReport::detect(),
-                    backend,
-                    Some(&chosen_because),
-                    span,
-                ),
-                json,
-            )
-        }
-        ModelCommand::Pull { name, json } => {
-            let name = name.unwrap_or_else(|| ModelSettings::default_entry(&catalog).name.clone());
-            let entry = match catalog_entry(&catalog, &name) {
-                Ok(entry) => entry,
-                Err(error) => {
-                    eprintln!("nu-agent: {error}");
-                    return ExitCode::from(EXIT_FAILED);
-                }
-            };
-            let cancel = cancel_on_ctrl_c();
-            let mut bar = PullProgress::new(&entry.name);
-            let result = pull(
-                entry,
-                &settings.hub_url(&lookup),
-                dir.path(),
-                &mut |progress| bar.update(progress),
-                &cancel,
-            );
-            bar.finish();
-            match result {
-                Ok(pulled) => (pulled_value(&pulled, span), json),
-                Err(error) => {
-                    eprintln!("nu-agent: model pull {}: {error}", entry.name);
-                    if matches!(error, PullError::Download(DownloadError::Cancelled { .. })) {
-                        eprintln!(
-                            "nu-agent: run `nu-agent model pull {}` again to resume",
-                            entry.name
-                        );
-                        return ExitCode::from(EXIT_INTERRUPTED);
-                    }
-                    return ExitCode::from(EXIT_FAILED);
-                }
-            }
-        }
-    };
-    print_value(&value, json)
-}
-
-/// Print `value` as nu's table, or as JSON.
-fn print_value(value: &Value, json: bool) -> ExitCode {
-    let seed = match SessionSeed::from_process() {
-        Ok(seed) => seed,
-        Err(err) => {
-            eprintln!("nu-agent: cannot read the current directory: {err}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    let session = match Session::new(Engine::standard(), seed) {
-        Ok(session) => session,
-        Err(diagnostic) => {
-            eprintln!("{}", diagnostic.rendered);
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    let text = if json {
-        session.pipe_value(value.clone(), "to json --indent 2")
-    } else {
-        render_for_terminal(&session, value)
-    };
-    match text {
-        Ok(text) => {
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(text.as_bytes());
-            if !text.is_empty() && !text.ends_with('\n') {
-                let _ = stdout.write_all(b"\n");
-            }
-            ExitCode::SUCCESS
-        }
-        Err(diagnostic) => {
-            eprintln!("{}", diagnostic.rendered);
-            ExitCode::from(EXIT_FAILED)
         }
     }
 }
@@ -580,288 +460,4 @@ impl PolicyOverrides {
         }
         Ok(policy)
     }
-}
-
-/// How `run` prints.
-struct Output {
-    json: bool,
-    observe: bool,
-    budget: usize,
-}
-
-/// The approver for this call: the terminal when a person is there,
-/// otherwise (or with --yes / --approve) the non-interactive rules.
-fn approver(flags: &ApprovalFlags) -> Arc<dyn Approver> {
-    let scripted = flags.yes || !flags.approve.is_empty();
-    if !scripted
-        && std::io::stdin().is_terminal()
-        && let Some(terminal) = TerminalApprover::open()
-    {
-        return Arc::new(terminal);
-    }
-    Arc::new(NonInteractive {
-        yes: flags.yes,
-        approve: flags.approve.clone(),
-    })
-}
-
-fn run(
-    pipeline: &str,
-    policy: Policy,
-    approval: &ApprovalFlags,
-    layers: Layers,
-    limits: &Limits,
-    output: &Output,
-) -> ExitCode {
-    let seed = match SessionSeed::from_process() {
-        Ok(seed) => seed,
-        Err(err) => {
-            eprintln!("nu-agent: cannot read the current directory: {err}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    let audit = PolicyShell::audit_log(&seed);
-    let options = ShellOptions {
-        layers,
-        // /proc/self/exe still works when the binary was replaced on disk
-        // (a rebuild) while this process runs.
-        worker_exe: Some(PathBuf::from("/proc/self/exe"))
-            .filter(|p| p.exists())
-            .or_else(|| std::env::current_exe().ok()),
-        hook: None,
-        audit,
-        ..ShellOptions::default()
-    };
-    let mut shell = match PolicyShell::new(policy, seed, approver(approval), options) {
-        Ok(shell) => shell,
-        Err(diagnostic) => {
-            eprintln!("{}", diagnostic.rendered);
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    let cancel = cancel_on_ctrl_c();
-    let ran = shell.run(pipeline, limits, &cancel);
-    let outcome = &ran.outcome;
-    let session = shell.session();
-
-    let mut stdout = std::io::stdout().lock();
-    if output.observe {
-        let _ = writeln!(
-            stdout,
-            "{}",
-            render_outcome(outcome, &Budget::approx(output.budget))
-        );
-        return exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code);
-    }
-    if let Some(diagnostic) = &outcome.error {
-        eprintln!("{}", diagnostic.rendered);
-    } else {
-        let text = if output.json {
-            session.pipe_value(outcome.value.clone(), "to json --indent 2")
-        } else {
-            render_for_terminal(session, &outcome.value)
-        };
-        match text {
-            Ok(text) => {
-                let _ = stdout.write_all(text.as_bytes());
-                if !text.is_empty() && !text.ends_with('\n') {
-                    let _ = stdout.write_all(b"\n");
-                }
-            }
-            Err(diagnostic) => {
-                eprintln!("{}", diagnostic.rendered);
-                return ExitCode::from(EXIT_FAILED);
-            }
-        }
-    }
-    if let Some(Value::String { val, .. }) = &outcome.stderr {
-        eprint!("{val}");
-    }
-    match &outcome.stopped {
-        Some(StopReason::OutputCapped(bytes)) => eprintln!(
-            "nu-agent: output cut at {}; raise it with --max-output",
-            humanize_bytes(*bytes)
-        ),
-        Some(stopped) => eprintln!("nu-agent: {stopped}"),
-        None => {}
-    }
-    exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code)
-}
-
-/// `nu-agent policy check`: the plan and verdicts, nothing runs.
-fn policy_check(pipeline: &str, policy: Policy, json: bool) -> ExitCode {
-    let cwd = match std::env::current_dir() {
-        Ok(cwd) => cwd,
-        Err(err) => {
-            eprintln!("nu-agent: cannot read the current directory: {err}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    let facts = facts_for(&policy, &cwd);
-    let judge = Judge {
-        policy: &policy,
-        facts: &facts,
-        sandbox_enforced: policy.sandbox != SandboxMode::Off && sandbox::probe().can_sandbox(),
-        session_allow: &[],
-    };
-    let decision = check(Engine::standard().state(), &judge, pipeline);
-    if json {
-        let value = serde_json::json!({
-            "pipeline": pipeline,
-            "verdict": decision.verdict,
-            "rows": decision.rows,
-        });
-        println!("{value}");
-    } else {
-        println!("verdict: {}", decision.verdict);
-        for row in &decision.rows {
-            let targets = if row.targets.is_empty() {
-                String::new()
-            } else {
-                format!(" → {}", row.targets.join(", "))
-            };
-            println!(
-                "  {:<7} {:<10} {}{targets}\n          {} ({})",
-                row.verdict, row.category, row.command, row.reason, row.rule
-            );
-        }
-    }
-    ExitCode::SUCCESS
-}
-
-/// `nu-agent policy show`.
-fn policy_show(policy: &Policy, json: bool) -> ExitCode {
-    let protections = sandbox::probe();
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let (external_sandbox, external_sandbox_note) =
-        sandbox::external_sandbox_status(policy.external_sandbox);
-    let value = serde_json::json!({
-        "mode": policy.mode,
-        "sandbox": policy.sandbox,
-        "sandbox_enforced": policy.sandbox != SandboxMode::Off && protections.can_sandbox(),
-        "network": policy.network,
-        "external_sandbox": external_sandbox,
-        "external_sandbox_note": external_sandbox_note,
-        "writable": policy.writable_roots(&cwd, home.as_deref()),
-        "protect": policy.protect,
-        "allow": policy.allow,
-        "confirm": policy.confirm,
-        "block": policy.block,
-        "env": policy.env,
-        "trash": policy.trash,
-        "password_ttl_secs": policy.password_ttl.as_secs(),
-        "protections": protections.to_string(),
-    });
-    if json {
-        println!("{value}");
-    } else if let Ok(text) = serde_json::to_string_pretty(&value) {
-        println!("{text}");
-    }
-    ExitCode::SUCCESS
-}
-
-/// Strings and raw bytes print as they are; structured values as nu's table.
-fn render_for_terminal(
-    session: &Session,
-    value: &Value,
-) -> Result<String, agent_core::shell::Diagnostic> {
-    match value {
-        Value::String { val, .. } => Ok(val.clone()),
-        Value::Nothing { .. } => Ok(String::new()),
-        Value::Binary { val, .. } if !std::io::stdout().is_terminal() => {
-            let _ = std::io::stdout().write_all(val);
-            Ok(String::new())
-        }
-        other => {
-            let width = terminal_width();
-            session.pipe_value(other.clone(), &format!("table --width {width}"))
-        }
-    }
-}
-
-fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(if std::io::stdout().is_terminal() {
-            120
-        } else {
-            200
-        })
-}
-
-fn exit_code(stopped: &Option<StopReason>, failed: bool, external: Option<i32>) -> ExitCode {
-    match stopped {
-        Some(StopReason::TimedOut(_)) => return ExitCode::from(EXIT_TIMED_OUT),
-        Some(StopReason::Cancelled) => return ExitCode::from(EXIT_INTERRUPTED),
-        Some(StopReason::Panicked(_) | StopReason::Abandoned) => {
-            return ExitCode::from(EXIT_FAILED);
-        }
-        _ => {}
-    }
-    if let Some(code) = external.filter(|c| *c != 0) {
-        return ExitCode::from(u8::try_from(code.clamp(1, 255)).unwrap_or(EXIT_FAILED));
-    }
-    if failed {
-        ExitCode::from(EXIT_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
-/// `200MiB`, `64MB`, `1GiB`, or plain bytes.
-fn parse_max_output(text: &str) -> Result<usize, String> {
-    parse_size(text).map_err(|e| e.to_string())
-}
-
-/// `500ms`, `30s`, `2m`, `1h`, or plain seconds.
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration (try 500ms, 30s, 2m)"))?;
-    let seconds = match unit.trim() {
-        "" | "s" | "sec" => number,
-        "ms" => number / 1000.0,
-        "m" | "min" => number * 60.0,
-        "h" | "hr" => number * 3600.0,
-        other => {
-            return Err(format!(
-                "unknown duration unit `{other}` (use ms, s, m or h)"
-            ));
-        }
-    };
-    Duration::try_from_secs_f64(seconds)
-        .map_err(|_| format!("`{text}` is not a positive duration of a sensible size"))
-}
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// A token cancelled by Ctrl+C (SIGINT).
-fn cancel_on_ctrl_c() -> CancelToken {
-    let token = CancelToken::new();
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
-    }
-    let watcher = token.clone();
-    std::thread::spawn(move || {
-        loop {
-            if INTERRUPTED.load(Ordering::SeqCst) {
-                watcher.cancel();
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    });
-    token
 }

@@ -1,0 +1,130 @@
+//! `nu-agent run`: one Nushell pipeline in the embedded engine under the
+//! policy (checked, asked about, guarded, sandboxed), its value printed as
+//! nu's table, JSON or the model's rendering; the exit code says how it
+//! ended.
+
+use std::{io::Write, path::PathBuf, process::ExitCode};
+
+use agent_core::{
+    observe::{Budget, render_outcome},
+    policy::{Layers, Policy, PolicyShell, ShellOptions},
+    shell::{Limits, SessionSeed, StopReason, humanize_bytes},
+};
+use nu_protocol::Value;
+
+use crate::{
+    ApprovalFlags,
+    common::{
+        EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TIMED_OUT, approver, cancel_on_ctrl_c,
+        render_for_terminal,
+    },
+};
+
+/// How `run` prints.
+pub struct Output {
+    pub json: bool,
+    pub observe: bool,
+    pub budget: usize,
+}
+
+pub fn run(
+    pipeline: &str,
+    policy: Policy,
+    approval: &ApprovalFlags,
+    layers: Layers,
+    limits: &Limits,
+    output: &Output,
+) -> ExitCode {
+    let seed = match SessionSeed::from_process() {
+        Ok(seed) => seed,
+        Err(err) => {
+            eprintln!("nu-agent: cannot read the current directory: {err}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let audit = PolicyShell::audit_log(&seed);
+    let options = ShellOptions {
+        layers,
+        // /proc/self/exe still works when the binary was replaced on disk
+        // (a rebuild) while this process runs.
+        worker_exe: Some(PathBuf::from("/proc/self/exe"))
+            .filter(|p| p.exists())
+            .or_else(|| std::env::current_exe().ok()),
+        hook: None,
+        audit,
+        ..ShellOptions::default()
+    };
+    let mut shell = match PolicyShell::new(policy, seed, approver(approval), options) {
+        Ok(shell) => shell,
+        Err(diagnostic) => {
+            eprintln!("{}", diagnostic.rendered);
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let cancel = cancel_on_ctrl_c();
+    let ran = shell.run(pipeline, limits, &cancel);
+    let outcome = &ran.outcome;
+    let session = shell.session();
+
+    let mut stdout = std::io::stdout().lock();
+    if output.observe {
+        let _ = writeln!(
+            stdout,
+            "{}",
+            render_outcome(outcome, &Budget::approx(output.budget))
+        );
+        return exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code);
+    }
+    if let Some(diagnostic) = &outcome.error {
+        eprintln!("{}", diagnostic.rendered);
+    } else {
+        let text = if output.json {
+            session.pipe_value(outcome.value.clone(), "to json --indent 2")
+        } else {
+            render_for_terminal(session, &outcome.value)
+        };
+        match text {
+            Ok(text) => {
+                let _ = stdout.write_all(text.as_bytes());
+                if !text.is_empty() && !text.ends_with('\n') {
+                    let _ = stdout.write_all(b"\n");
+                }
+            }
+            Err(diagnostic) => {
+                eprintln!("{}", diagnostic.rendered);
+                return ExitCode::from(EXIT_FAILED);
+            }
+        }
+    }
+    if let Some(Value::String { val, .. }) = &outcome.stderr {
+        eprint!("{val}");
+    }
+    match &outcome.stopped {
+        Some(StopReason::OutputCapped(bytes)) => eprintln!(
+            "nu-agent: output cut at {}; raise it with --max-output",
+            humanize_bytes(*bytes)
+        ),
+        Some(stopped) => eprintln!("nu-agent: {stopped}"),
+        None => {}
+    }
+    exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code)
+}
+
+fn exit_code(stopped: &Option<StopReason>, failed: bool, external: Option<i32>) -> ExitCode {
+    match stopped {
+        Some(StopReason::TimedOut(_)) => return ExitCode::from(EXIT_TIMED_OUT),
+        Some(StopReason::Cancelled) => return ExitCode::from(EXIT_INTERRUPTED),
+        Some(StopReason::Panicked(_) | StopReason::Abandoned) => {
+            return ExitCode::from(EXIT_FAILED);
+        }
+        _ => {}
+    }
+    if let Some(code) = external.filter(|c| *c != 0) {
+        return ExitCode::from(u8::try_from(code.clamp(1, 255)).unwrap_or(EXIT_FAILED));
+    }
+    if failed {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
