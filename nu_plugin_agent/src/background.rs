@@ -5,10 +5,10 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use agent_core::{
-    agent::JobSettings,
-    jobs::{JobManager, JobOutcome, JobRecord, JobStatus, JobStore, now_ms},
-    policy::{Approval, ApprovalRequest, Approver, NonInteractive},
-    shell::{Outcome, StopReason},
+    agent::{BackgroundRunner, HandedOver, JobDone, JobDoneFn, JobSettings},
+    jobs::{JobKind, JobManager, JobOutcome, JobRecord, JobStatus, JobStore, JobWork, now_ms},
+    policy::{Approval, ApprovalRequest, Approver, NonInteractive, PolicyShell, ShellOptions},
+    shell::{Limits, Outcome, StopReason},
 };
 use nu_plugin::EngineInterface;
 use nu_protocol::{LabeledError, Record, Span, Spanned, Value};
@@ -198,4 +198,73 @@ pub(crate) fn outcome_of_run(outcome: Outcome) -> JobOutcome {
 
 fn humantime(duration: std::time::Duration) -> String {
     format!("{:.1} s", duration.as_secs_f64())
+}
+
+/// Runs the background steps of an `ask` as jobs of this plugin: each in
+/// a policy shell of its own (its own sandbox worker) under the caller's
+/// policy, waiting for `agent job approve` where a step asks.
+pub(crate) struct AskJobs {
+    pub manager: JobManager,
+    pub policy: agent_core::policy::Policy,
+    pub seed: agent_core::shell::SessionSeed,
+    pub max_output: usize,
+}
+
+impl AskJobs {
+    fn submit(&self, pipeline: &str, work: JobWork) -> Result<u64, String> {
+        self.manager
+            .submit(JobKind::Run, pipeline, work)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Tell `done` how the job ended; returns the outcome for the manager.
+fn report(id: u64, pipeline: &str, outcome: JobOutcome, done: JobDoneFn) -> JobOutcome {
+    done(JobDone {
+        id,
+        pipeline: pipeline.to_string(),
+        status: outcome.status,
+        value: outcome.value.clone(),
+        error: outcome.error.clone(),
+    });
+    outcome
+}
+
+impl BackgroundRunner for AskJobs {
+    fn start(&self, pipeline: &str, done: JobDoneFn) -> Result<u64, String> {
+        let late = Arc::new(LateApprover::default());
+        let options = ShellOptions {
+            worker_exe: crate::commands::run::sandbox_worker(),
+            audit: PolicyShell::audit_log(&self.seed),
+            ..ShellOptions::default()
+        };
+        let mut shell = PolicyShell::new(
+            self.policy.clone(),
+            self.seed.clone(),
+            late.clone(),
+            options,
+        )
+        .map_err(|d| d.message)?;
+        let limits = Limits::default().with_max_output_bytes(self.max_output);
+        let source = pipeline.to_string();
+        self.submit(
+            pipeline,
+            Box::new(move |job| {
+                late.set(job.approver.clone() as Arc<dyn Approver>);
+                let ran = shell.run(&source, &limits, &job.cancel);
+                report(job.id, &source, outcome_of_run(ran.outcome), done)
+            }),
+        )
+    }
+
+    fn adopt(&self, pipeline: &str, step: HandedOver, done: JobDoneFn) -> Result<u64, String> {
+        let source = pipeline.to_string();
+        self.submit(
+            pipeline,
+            Box::new(move |job| {
+                let outcome = step(&job.cancel, job.approver.as_ref());
+                report(job.id, &source, outcome_of_run(outcome), done)
+            }),
+        )
+    }
 }

@@ -84,3 +84,69 @@ fn ctrl_c_in_nu_stops_agent_run_and_the_plugin_keeps_serving() {
         eprintln!("{screen}");
     }
 }
+
+#[test]
+fn ctrl_c_of_a_foreground_command_leaves_background_jobs_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = register_plugin(dir.path());
+    let state = dir.path().join("state");
+    let nu = nu_binary();
+    let tmux = Tmux::start(
+        "interrupt-jobs",
+        dir.path(),
+        &format!(
+            "env NU_AGENT_STATE_DIR='{}' {} --no-config-file",
+            state.display(),
+            nu.display()
+        ),
+    );
+    wait_for("the nu prompt", Duration::from_secs(20), || {
+        tmux.screen().contains('>')
+    });
+    tmux.send(&[
+        &format!("plugin use --plugin-config '{}' agent", registry.display()),
+        "Enter",
+    ]);
+    tmux.send(&[
+        r#"let id = (agent job run --yes "^sh -c 'sleep 4.1414; echo job'")"#,
+        "Enter",
+    ]);
+    wait_for(
+        "the job's external to start",
+        Duration::from_secs(20),
+        || sleeping("sleep 4.1414"),
+    );
+    tmux.send(&[
+        r#"agent run --yes "^sh -c 'sleep 27.1829; echo never'""#,
+        "Enter",
+    ]);
+    wait_for(
+        "the foreground external to start",
+        Duration::from_secs(20),
+        || sleeping("sleep 27.1829"),
+    );
+    tmux.send(&["C-c"]);
+    wait_for(
+        "the foreground external to be killed",
+        Duration::from_secs(3),
+        || !sleeping("sleep 27.1829"),
+    );
+    assert!(sleeping("sleep 4.1414"), "the job's process was killed too");
+    let marker = dir.path().join("job.txt");
+    tmux.send(&[
+        &format!(
+            "agent job wait $id | get status | save -f '{}'",
+            marker.display()
+        ),
+        "Enter",
+    ]);
+    wait_for("the job to finish", Duration::from_secs(20), || {
+        marker.exists()
+    });
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "completed",
+        "screen:\n{}",
+        tmux.screen()
+    );
+}

@@ -7,7 +7,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use agent_e2e::{nu_with_agent_env, register_plugin, stdout_of};
+use agent_e2e::{
+    nu_with_agent_env, register_plugin,
+    replay::{ReplayServer, Turn},
+    stdout_of,
+};
 
 struct Setup {
     dir: tempfile::TempDir,
@@ -29,13 +33,24 @@ fn setup() -> Setup {
 
 impl Setup {
     fn nu(&self, script: &str) -> std::process::Output {
+        self.nu_env(script, &[])
+    }
+
+    fn nu_env(&self, script: &str, env: &[(&str, &str)]) -> std::process::Output {
         let state = self.dir.path().join("state").display().to_string();
-        nu_with_agent_env(
-            &self.registry,
-            &self.work,
-            script,
-            &[("NU_AGENT_STATE_DIR", state.as_str())],
-        )
+        let cache = self.dir.path().join("cache").display().to_string();
+        let mut all = vec![
+            ("NU_AGENT_STATE_DIR", state.as_str()),
+            ("NU_AGENT_CACHE", cache.as_str()),
+        ];
+        all.extend_from_slice(env);
+        nu_with_agent_env(&self.registry, &self.work, script, &all)
+    }
+
+    /// `script` with the plugin's model at `server`.
+    fn nu_model(&self, server: &ReplayServer, script: &str) -> std::process::Output {
+        let url = server.url();
+        self.nu_env(script, &[("NU_AGENT_BACKEND_URL", url.as_str())])
     }
 }
 
@@ -223,4 +238,76 @@ fn an_unknown_id_is_an_error_at_the_id() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("there is no job 99"), "{stderr}");
     assert!(stderr.contains("agent job list"), "{stderr}");
+}
+
+#[test]
+fn ask_sends_a_long_step_to_the_background_and_answers_with_its_data() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::call(
+            "nu",
+            serde_json::json!({"pipeline": "sleep 1sec; {answer: 42}", "why": "long", "background": true}),
+        ),
+        Turn::call(
+            "answer",
+            serde_json::json!({"text": "here it is", "out": 0}),
+        ),
+    ]);
+    let out = s.nu_model(&server, r#"ask "compute the answer" | to nuon"#);
+    assert_eq!(stdout_of(&out).trim(), "{answer: 42}");
+    let told = server.shown(1);
+    assert!(told.contains("Started as background job 1"), "{told}");
+    assert!(
+        told.contains(
+            "[event] background job 1 (`sleep 1sec; {answer: 42}`) completed; its result is $out.0"
+        ),
+        "{told}"
+    );
+}
+
+#[test]
+fn a_step_past_promote_after_becomes_a_job() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("sleep 3sec; 'slow'"),
+        Turn::answer("it goes on in the background"),
+    ]);
+    let out = s.nu_model(
+        &server,
+        r#"$env.config.plugins = {agent: {agent: {promote_after: 1sec}}}
+        let answer = (ask "do the slow thing")
+        let record = (agent job wait 1)
+        {answer: $answer, status: $record.status, result: (agent job result 1)} | to nuon"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{answer: \"it goes on in the background\", status: completed, result: slow}"
+    );
+    let told = server.shown(1);
+    assert!(told.contains("goes on as background job 1"), "{told}");
+}
+
+#[test]
+fn a_denied_step_of_a_task_job_is_explained_to_the_model() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("mkdir made"),
+        Turn::answer("I could not make it"),
+    ]);
+    let out = s.nu_model(
+        &server,
+        r#"let id = (agent job spawn "make a directory")
+        sleep 1500ms
+        let waiting = (agent job status $id)
+        agent job deny $id | ignore
+        let record = (agent job wait $id)
+        {waiting: $waiting.status, status: $record.status, answer: (agent job result $id), logged: ((agent job logs $id | where event == log | length) > 0)} | to nuon"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{waiting: waiting, status: completed, answer: \"I could not make it\", logged: true}"
+    );
+    let told = server.shown(1);
+    assert!(told.contains("the user did not approve it"), "{told}");
+    assert!(!s.work.join("made").exists());
 }

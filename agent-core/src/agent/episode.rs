@@ -21,6 +21,7 @@ use super::{
 use crate::{
     llm::{ChatBackend, ChatEvent, ChatRequest, FinishReason, LlmError, Message, Role, ToolChoice},
     observe::{Budget, render, render_outcome},
+    policy::Foreground,
     policy::{BLOCKED_CODE, DENIED_CODE, Decision, PolicyShell, Ran, Verdict},
     shell::{CancelToken, Diagnostic, Limits},
 };
@@ -60,6 +61,9 @@ pub struct AgentOptions {
     pub step_timeout: Option<Duration>,
     /// Most bytes collected from one stream of a step (the output cap).
     pub max_output: usize,
+    /// A step still running after this long goes on as a background job
+    /// (where there is a runner and the sandbox worker runs steps).
+    pub promote_after: Option<Duration>,
 }
 
 impl Default for AgentOptions {
@@ -74,6 +78,7 @@ impl Default for AgentOptions {
             temperature: 0.2,
             step_timeout: Some(Duration::from_secs(300)),
             max_output: crate::shell::DEFAULT_MAX_OUTPUT,
+            promote_after: Some(Duration::from_secs(120)),
         }
     }
 }
@@ -605,6 +610,58 @@ impl Agent {
         }
     }
 
+    /// Hand a step that ran past `after` to the runner as a job; the text
+    /// for the model.
+    fn promote(
+        &mut self,
+        step: usize,
+        pipeline: &str,
+        after: Duration,
+        promoted: Box<crate::policy::PromotedStep>,
+        started: Instant,
+    ) -> String {
+        let Some(runner) = self.background.clone() else {
+            return "The step could not go on in the background.".into();
+        };
+        let inbox = self.inbox_sender.clone();
+        let done = Box::new(move |done: super::JobDone| {
+            let _ = inbox.send(Inbound::JobDone(done));
+        });
+        let handed: super::HandedOver =
+            Box::new(move |cancel, approver| promoted.finish(cancel, approver));
+        let (preview, text) = match runner.adopt(pipeline, handed, done) {
+            Ok(id) => {
+                self.pending_jobs += 1;
+                (
+                    format!(
+                        "still running after {} s: now background job {id}",
+                        after.as_secs()
+                    ),
+                    format!(
+                        "Still running after {} s, so it goes on as background job {id}; its result comes as an [event] message with its $out number. The steps that follow run in a new session: variables and definitions of earlier steps are gone (`$out` is kept).",
+                        after.as_secs()
+                    ),
+                )
+            }
+            Err(why) => (
+                format!("could not go on in the background: {why}"),
+                format!(
+                    "It ran past {} s and could not go on in the background: {why}.",
+                    after.as_secs()
+                ),
+            ),
+        };
+        self.emit(AgentEvent::Observed {
+            step,
+            status: StepStatus::Stopped,
+            out: None,
+            preview,
+            approved_by: None,
+            duration: started.elapsed(),
+        });
+        text
+    }
+
     /// Start `pipeline` as a background job; the text for the model.
     fn start_job(&mut self, step: usize, pipeline: &str) -> String {
         let Some(runner) = self.background.clone() else {
@@ -669,7 +726,25 @@ impl Agent {
             limits = limits.with_timeout(timeout);
         }
         let started = Instant::now();
-        let ran = self.shell.run(pipeline, &limits, cancel);
+        let promotable = self
+            .options
+            .promote_after
+            .filter(|_| self.background.is_some() && self.shell.sandboxed());
+        let ran = match promotable {
+            None => self.shell.run(pipeline, &limits, cancel),
+            Some(after) => match self.shell.run_or_promote(pipeline, &limits, cancel, after) {
+                Foreground::Ran(ran) => ran,
+                Foreground::Promoted {
+                    ran,
+                    step: promoted,
+                } => {
+                    if let Some(notice) = &ran.notice {
+                        self.notice(notice.clone());
+                    }
+                    return self.promote(step, pipeline, after, promoted, started);
+                }
+            },
+        };
         if let Some(notice) = &ran.notice {
             self.notice(notice.clone());
         }

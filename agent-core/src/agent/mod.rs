@@ -21,7 +21,7 @@ mod suggest;
 mod tools;
 mod transcript;
 
-pub use background::{BackgroundRunner, JobDone, JobDoneFn};
+pub use background::{BackgroundRunner, HandedOver, JobDone, JobDoneFn};
 pub use compact::{estimate as estimate_tokens, fit as fit_context};
 pub use degenerate::degenerate;
 pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};

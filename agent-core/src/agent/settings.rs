@@ -23,6 +23,7 @@ pub const AGENT_KEYS: &[&str] = &[
     "context_tools",
     "history",
     "jobs",
+    "promote_after",
 ];
 
 /// The keys of `agent.jobs`.
@@ -103,6 +104,9 @@ pub struct AgentSettings {
     pub history: bool,
     /// Background jobs.
     pub jobs: JobSettings,
+    /// A step of `ask` still running after this long becomes a background
+    /// job; `None` (`promote_after: 0sec`) never.
+    pub promote_after: Option<Duration>,
 }
 
 impl Default for AgentSettings {
@@ -116,6 +120,7 @@ impl Default for AgentSettings {
             context_tools: None,
             history: true,
             jobs: JobSettings::default(),
+            promote_after: Some(Duration::from_secs(120)),
         }
     }
 }
@@ -180,6 +185,10 @@ impl AgentSettings {
                 }
                 "history" => settings.history = boolean(key, value).map_err(rekey)?,
                 "jobs" => settings.jobs = JobSettings::from_value(value)?,
+                "promote_after" => {
+                    let after = duration(key, value).map_err(rekey)?;
+                    settings.promote_after = (!after.is_zero()).then_some(after);
+                }
                 unknown => {
                     return Err(error(
                         unknown,
@@ -214,6 +223,7 @@ impl super::AgentOptions {
             temperature: model.temperature,
             step_timeout: Some(agent.step_timeout),
             max_output: agent.max_output,
+            promote_after: agent.promote_after,
         }
     }
 }

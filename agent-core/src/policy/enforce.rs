@@ -163,6 +163,41 @@ pub struct PolicyShell {
     /// Start a fresh worker for every step (the behaviour before workers
     /// lived as long as the conversation; kept for the benchmark).
     worker_per_step: bool,
+    /// While a step may be promoted: how long it runs in the foreground.
+    promote_after: Option<Duration>,
+    /// The step last moved to the background, until it is taken.
+    promoted: Option<PromotedStep>,
+    /// The session's worker went to a promoted step: the next step starts
+    /// a new one, with the restart notice.
+    session_lost: bool,
+}
+
+/// A step that ran past its foreground time and goes on in the worker
+/// that ran it (no longer the conversation's): finish it as a job.
+pub struct PromotedStep {
+    worker: sandbox::SessionWorker,
+    run: sandbox::WorkerRun,
+    started: std::time::Instant,
+}
+
+impl PromotedStep {
+    /// Follow the step to its end, with the job's cancel token and
+    /// approver; the worker ends with it.
+    pub fn finish(mut self, cancel: &CancelToken, approver: &dyn Approver) -> Outcome {
+        self.worker
+            .resume(&self.run, self.started, cancel, approver)
+    }
+}
+
+/// What [`PolicyShell::run_or_promote`] gave.
+pub enum Foreground {
+    Ran(Ran),
+    /// Still running after the time given: `ran` says how it was decided
+    /// and approved (its outcome is empty); the step goes on in `step`.
+    Promoted {
+        ran: Ran,
+        step: Box<PromotedStep>,
+    },
 }
 
 /// How the sandbox worker of a conversation stands (tests, benchmarks).
@@ -255,6 +290,9 @@ impl PolicyShell {
             engine,
             worker: None,
             worker_per_step: options.worker_per_step,
+            promote_after: None,
+            promoted: None,
+            session_lost: false,
         })
     }
 
@@ -408,6 +446,32 @@ impl PolicyShell {
         ran
     }
 
+    /// As [`PolicyShell::run`], but a step still running after
+    /// `promote_after` is left running and handed back to be finished as
+    /// a background job (sandboxed conversations only; elsewhere it runs
+    /// to its end). The conversation's next step gets a new worker.
+    pub fn run_or_promote(
+        &mut self,
+        pipeline: &str,
+        limits: &Limits,
+        cancel: &CancelToken,
+        promote_after: Duration,
+    ) -> Foreground {
+        self.promote_after = Some(promote_after);
+        let ran = self.run_inner(pipeline, limits, cancel, 0);
+        self.promote_after = None;
+        match self.promoted.take() {
+            Some(step) => Foreground::Promoted {
+                ran,
+                step: Box::new(step),
+            },
+            None => {
+                self.audit_ran(&ran);
+                Foreground::Ran(ran)
+            }
+        }
+    }
+
     fn run_inner(
         &mut self,
         pipeline: &str,
@@ -554,8 +618,10 @@ impl PolicyShell {
             let (mut outcome, restarted) =
                 self.run_in_worker(pipeline, &approved_steps, limits, cancel);
             notice = restarted;
-            outcome.index = self.worker_outs.len();
-            self.worker_outs.push(outcome.value.clone());
+            if self.promoted.is_none() {
+                outcome.index = self.worker_outs.len();
+                self.worker_outs.push(outcome.value.clone());
+            }
             outcome
         } else {
             self.rails.begin_run(pipeline, &approved_steps);
@@ -609,9 +675,8 @@ impl PolicyShell {
             None => false,
         };
         if !alive {
-            if let Some((old, _)) = self.worker.take()
-                && old.runs() > 0
-            {
+            let served = self.worker.take().is_some_and(|(old, _)| old.runs() > 0);
+            if served || std::mem::take(&mut self.session_lost) {
                 notice = Some(restart_notice(self.worker_outs.len()));
                 self.forget_declarations();
             }
@@ -632,7 +697,33 @@ impl PolicyShell {
         let Some((worker, _)) = self.worker.as_mut() else {
             return (self.empty_outcome(), notice);
         };
-        let outcome = worker.run(&run, cancel, self.approver.as_ref());
+        let outcome = match self.promote_after {
+            None => worker.run(&run, cancel, self.approver.as_ref()),
+            Some(after) => {
+                // A step that may go to the background has no time limit
+                // of its own: past `after` it is a job.
+                let mut run = run.clone();
+                run.limits.timeout = None;
+                match worker.run_for(&run, cancel, self.approver.as_ref(), Some(after)) {
+                    sandbox::RunEnd::Finished(outcome) => *outcome,
+                    sandbox::RunEnd::StillRunning(started) => {
+                        if let Some((worker, _)) = self.worker.take() {
+                            self.promoted = Some(PromotedStep {
+                                worker,
+                                run,
+                                started,
+                            });
+                            self.session_lost = true;
+                            self.forget_declarations();
+                        }
+                        return (self.empty_outcome(), notice);
+                    }
+                }
+            }
+        };
+        let Some((worker, _)) = self.worker.as_mut() else {
+            return (outcome, notice);
+        };
         if worker.is_alive() {
             // The planner learns what the worker's session now holds.
             let _ = self.session.declare(pipeline, &cwd);

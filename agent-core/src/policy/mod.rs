@@ -32,7 +32,8 @@ pub use approver::{Approval, ApprovalRequest, Approver, NonInteractive};
 pub use category::{Category, Verdict};
 pub use decide::{Decision, Judge, Row};
 pub use enforce::{
-    Layers, PolicyHook, PolicyShell, Ran, ShellOptions, WorkerInfo, facts_for, worker_engine,
+    Foreground, Layers, PolicyHook, PolicyShell, PromotedStep, Ran, ShellOptions, WorkerInfo,
+    facts_for, worker_engine,
 };
 pub use guard::{
     BLOCKED_BEFORE_RUN_HELP, BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent, Guardrails,

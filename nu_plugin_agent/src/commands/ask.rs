@@ -9,6 +9,7 @@ use nu_protocol::{
 
 use crate::{
     AgentPlugin,
+    background::AskJobs,
     commands::run::{approve_patterns, with_approval_flags},
     conversation::{
         ApprovalChoice, cancel_on_interrupt, changed_cwd, open_conversation, prepare, terminal_view,
@@ -165,6 +166,10 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
         )?;
         let (view, sink) = terminal_view(engine, call.has_flag("quiet")?);
         let prompt = prepared.prompt.clone();
+        let prepared_jobs = prepared.config.agent.jobs.clone();
+        let job_policy = prepared.config.policy.clone();
+        let job_seed = crate::convert::seed_from_caller(engine)?;
+        let job_max_output = prepared.config.agent.max_output;
         let mut agent = Agent::resume(
             prepared.backend,
             prepared.shell,
@@ -176,6 +181,16 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
         if let Some(log) = history {
             agent = agent.with_transcript(log);
         }
+        let manager = plugin
+            .background
+            .manager(engine, &prepared_jobs, head)?
+            .clone();
+        agent = agent.with_background(std::sync::Arc::new(AskJobs {
+            manager,
+            policy: job_policy,
+            seed: job_seed,
+            max_output: job_max_output,
+        }));
         let (cancel, _interrupt) = cancel_on_interrupt(engine)?;
         let ending = agent.run(&text, &cancel);
         view.finish();

@@ -44,7 +44,7 @@ pub use launcher::{
     EXEC_ARG, EXIT_NOT_SANDBOXED, ExecSpec, carve_out, exec_main, external_sandbox_status,
     launcher_prefix,
 };
-pub use parent::{SessionWorker, run_sandboxed};
+pub use parent::{RunEnd, SessionWorker, run_sandboxed};
 pub use probe::{LandlockMissing, LandlockSupport, Protections, SeccompSupport, probe};
 pub use protocol::{WORKER_ARG, WorkerRun, WorkerStart};
 pub use worker::{EngineBuilder, WorkerEngine, worker_main};

@@ -167,10 +167,28 @@ impl SessionWorker {
         cancel: &CancelToken,
         approver: &dyn Approver,
     ) -> Outcome {
+        match self.run_for(run, cancel, approver, None) {
+            RunEnd::Finished(outcome) => *outcome,
+            RunEnd::StillRunning(started) => self.resume(run, started, cancel, approver),
+        }
+    }
+
+    /// As [`SessionWorker::run`], but give up waiting once `promote_after`
+    /// has passed with the run still going: it goes on in the worker, and
+    /// [`SessionWorker::resume`] (with another cancel token and approver,
+    /// a background job's) follows it to its end.
+    pub fn run_for(
+        &mut self,
+        run: &WorkerRun,
+        cancel: &CancelToken,
+        approver: &dyn Approver,
+        promote_after: Option<Duration>,
+    ) -> RunEnd {
         let started = Instant::now();
         if let Some(why) = &self.gone {
             let why = why.clone();
-            return failed_outcome(run.cwd.clone(), worker_error(why), started.elapsed());
+            let outcome = failed_outcome(run.cwd.clone(), worker_error(why), started.elapsed());
+            return RunEnd::Finished(Box::new(outcome));
         }
         let limit = u64::try_from(run.limits.max_output_bytes)
             .unwrap_or(u64::MAX)
@@ -178,7 +196,38 @@ impl SessionWorker {
             .saturating_add(MESSAGE_SLACK);
         self.limit.store(limit, Ordering::Relaxed);
         self.send(&ToWorker::Run(Box::new(run.clone())));
-        match self.supervise(run, cancel, approver, started) {
+        let promote_at = promote_after.map(|after| started + after);
+        match self.supervise(run, cancel, approver, started, promote_at) {
+            Ended::StillRunning => RunEnd::StillRunning(started),
+            ended => RunEnd::Finished(Box::new(self.finish(ended, run, cancel, started))),
+        }
+    }
+
+    /// Follow a run that [`SessionWorker::run_for`] left going (started at
+    /// `started`) to its end.
+    pub fn resume(
+        &mut self,
+        run: &WorkerRun,
+        started: Instant,
+        cancel: &CancelToken,
+        approver: &dyn Approver,
+    ) -> Outcome {
+        let ended = self.supervise(run, cancel, approver, started, None);
+        self.finish(ended, run, cancel, started)
+    }
+
+    fn finish(
+        &mut self,
+        ended: Ended,
+        run: &WorkerRun,
+        cancel: &CancelToken,
+        started: Instant,
+    ) -> Outcome {
+        match ended {
+            Ended::StillRunning => Outcome {
+                stopped: Some(StopReason::Cancelled),
+                ..empty_outcome(run.cwd.clone(), started.elapsed())
+            },
             Ended::Done(outcome) => {
                 self.runs += 1;
                 if outcome.stopped == Some(StopReason::Abandoned) {
@@ -239,9 +288,18 @@ impl SessionWorker {
         self.bytes_sent += counter.written;
     }
 }
+/// How [`SessionWorker::run_for`] left a run.
+pub enum RunEnd {
+    Finished(Box<Outcome>),
+    /// Still running past the time given; started at this instant.
+    StillRunning(Instant),
+}
+
 /// How a run in the worker ended.
 enum Ended {
     Done(Box<Outcome>),
+    /// Still going when the caller stopped waiting (promotion).
+    StillRunning,
     /// The parent stopped waiting (cancel, or silence past the time limit).
     Stopped(StopReason),
     /// It exited or closed the protocol without a result.
@@ -257,6 +315,7 @@ impl SessionWorker {
         cancel: &CancelToken,
         approver: &dyn Approver,
         started: Instant,
+        promote_at: Option<Instant>,
     ) -> Ended {
         let mut cancel_sent: Option<Instant> = None;
         let deadline = run
@@ -303,6 +362,9 @@ impl SessionWorker {
                 && Instant::now() > at
             {
                 return Ended::Stopped(StopReason::TimedOut(limit));
+            }
+            if cancel_sent.is_none() && promote_at.is_some_and(|at| Instant::now() > at) {
+                return Ended::StillRunning;
             }
         }
     }
