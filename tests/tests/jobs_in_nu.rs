@@ -311,3 +311,31 @@ fn a_denied_step_of_a_task_job_is_explained_to_the_model() {
     assert!(told.contains("the user did not approve it"), "{told}");
     assert!(!s.work.join("made").exists());
 }
+
+#[test]
+fn ask_bg_returns_an_id_and_the_next_ask_shows_a_waiting_job() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::answer("background answer"),
+        Turn::answer("foreground answer"),
+    ]);
+    let out = s.nu_model(
+        &server,
+        r#"let task = (ask --bg "say something")
+        agent job wait $task | ignore
+        let waiting = (agent job run "mkdir made")
+        sleep 1sec
+        let answer = (ask "and now?")
+        {task: (agent job result $task), answer: $answer, waiting: (agent job status $waiting | get status)} | to nuon"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{task: \"background answer\", answer: \"foreground answer\", waiting: waiting}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("background job 2 waits for your approval")
+            && stderr.contains("agent job approve 2"),
+        "{stderr}"
+    );
+}

@@ -179,8 +179,9 @@ enum JobCommand {
     /// lost): all but the newest --keep, and those that finished more than
     /// --older-than ago. Queued, running and waiting jobs stay.
     Clean {
-        /// How many finished jobs to keep.
-        #[arg(long, default_value_t = 50, value_name = "N")]
+        /// How many finished jobs to keep (the plugin's default for
+        /// agent.jobs.keep).
+        #[arg(long, default_value_t = agent_core::agent::JobSettings::default().keep, value_name = "N")]
         keep: usize,
         /// Also remove finished jobs older than this, e.g. 12h or 7d.
         #[arg(long, value_name = "AGE", value_parser = job::parse_age)]

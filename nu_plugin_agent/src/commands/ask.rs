@@ -17,6 +17,27 @@ use crate::{
     convert::respan,
 };
 
+/// A line for each background job that waits for the user's approval.
+fn waiting_jobs() -> Vec<String> {
+    let Ok(store) = agent_core::jobs::JobStore::in_state_dir() else {
+        return Vec::new();
+    };
+    store
+        .list()
+        .into_iter()
+        .filter(|job| job.status == agent_core::jobs::JobStatus::Waiting)
+        .map(|job| {
+            format!(
+                "background job {} waits for your approval: {} (`agent job approve {}` or `agent job deny {}`)",
+                job.id,
+                job.waiting_for.as_deref().unwrap_or("a step"),
+                job.id,
+                job.id
+            )
+        })
+        .collect()
+}
+
 /// Tokens of piped input shown to the model.
 const INPUT_TOKENS: usize = 2_000;
 
@@ -64,6 +85,11 @@ impl PluginCommand for Ask {
                 "quiet",
                 "Print no progress on stderr (steps, heartbeat); errors still show.",
                 Some('q'),
+            )
+            .switch(
+                "bg",
+                "Do it as a background job (as `agent job spawn`): returns the job id at once.",
+                None,
             )
             .category(Category::Misc)
     }
@@ -131,6 +157,19 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
                 .with_label("say what to do", head)
                 .with_help(r#"for example: ask "which files here are largest?""#));
         }
+        if call.has_flag("bg")? {
+            let task = request_with_input(&request, Some(&input), INPUT_TOKENS);
+            return crate::commands::job::spawn::spawn_task(
+                plugin,
+                engine,
+                &task,
+                call.has_flag("yes")?,
+                approve_patterns(call)?,
+                call.get_flag("model")?,
+                head,
+            )
+            .map(|id| PipelineData::value(id, None));
+        }
         let max_steps: Option<i64> = call.get_flag("max-steps")?;
         let approval = ApprovalChoice {
             yes: call.has_flag("yes")?,
@@ -165,6 +204,9 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
             head,
         )?;
         let (view, sink) = terminal_view(engine, call.has_flag("quiet")?);
+        for notice in waiting_jobs() {
+            sink(&agent_core::agent::AgentEvent::Notice(notice));
+        }
         let prompt = prepared.prompt.clone();
         let prepared_jobs = prepared.config.agent.jobs.clone();
         let job_policy = prepared.config.policy.clone();

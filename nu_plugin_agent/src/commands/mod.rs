@@ -5,7 +5,7 @@ mod ask;
 mod context;
 mod explain;
 mod history;
-mod job;
+pub(crate) mod job;
 pub(crate) mod model;
 mod model_info;
 mod model_list;

@@ -8,7 +8,7 @@ mod list;
 mod logs;
 mod result;
 mod run;
-mod spawn;
+pub(crate) mod spawn;
 mod status;
 mod wait;
 

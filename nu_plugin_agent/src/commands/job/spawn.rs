@@ -70,27 +70,51 @@ impl SimplePluginCommand for AgentJobSpawn {
                 .with_code("nu_agent::job::empty")
                 .with_label("say what to do", call.head));
         }
-        let (approver, late) = job_approver(call.has_flag("yes")?, approve_patterns(call)?);
-        let late: Option<Arc<LateApprover>> = late;
-        let prepared = prepare(
+        spawn_task(
             plugin,
             engine,
-            PromptKind::Task,
-            ApprovalChoice {
-                instead: Some(approver),
-                ..ApprovalChoice::default()
-            },
+            &task,
+            call.has_flag("yes")?,
+            approve_patterns(call)?,
             call.get_flag("model")?,
             call.head,
-        )?;
-        let manager = plugin
-            .background
-            .manager(engine, &prepared.config.agent.jobs, call.head)?;
-        let request = task.clone();
-        let id = manager
+        )
+    }
+}
+
+/// Start `task` as a background agent task (`agent job spawn`, `ask
+/// --bg`); returns the job id as a nu int.
+pub(crate) fn spawn_task(
+    plugin: &AgentPlugin,
+    engine: &EngineInterface,
+    task: &str,
+    yes: bool,
+    approve: Vec<String>,
+    model: Option<String>,
+    head: nu_protocol::Span,
+) -> Result<Value, LabeledError> {
+    let (approver, late) = job_approver(yes, approve);
+    let late: Option<Arc<LateApprover>> = late;
+    let prepared = prepare(
+        plugin,
+        engine,
+        PromptKind::Task,
+        ApprovalChoice {
+            instead: Some(approver),
+            ..ApprovalChoice::default()
+        },
+        model,
+        head,
+    )?;
+    let manager = plugin
+        .background
+        .manager(engine, &prepared.config.agent.jobs, head)?;
+    let request = task.to_string();
+    let id =
+        manager
             .submit(
                 JobKind::Task,
-                &task,
+                task,
                 Box::new(move |job| {
                     if let Some(late) = late {
                         late.set(job.approver.clone() as Arc<dyn Approver>);
@@ -133,10 +157,9 @@ impl SimplePluginCommand for AgentJobSpawn {
             .map_err(|e| {
                 LabeledError::new(format!("the job could not be recorded: {e}"))
                     .with_code("nu_agent::job::store")
-                    .with_label("not started", call.head)
+                    .with_label("not started", head)
             })?;
-        Ok(Value::int(id as i64, call.head))
-    }
+    Ok(Value::int(id as i64, head))
 }
 
 /// The line a task's event leaves in its log, if any.
