@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use nu_plugin_agent::{
-    Agent, AgentContext, AgentExplain, AgentHistory, AgentModel, AgentModelInfo, AgentModelList,
+    Agent, AgentContext, AgentExplain, AgentHistory, AgentJob, AgentJobApprove, AgentJobCancel,
+    AgentJobClean, AgentJobDeny, AgentJobList, AgentJobLogs, AgentJobResult, AgentJobRun,
+    AgentJobSpawn, AgentJobStatus, AgentJobWait, AgentModel, AgentModelInfo, AgentModelList,
     AgentModelPull, AgentModelUse, AgentPlugin, AgentPolicy, AgentPolicyCheck, AgentRun,
     AgentSuggest, Ask,
 };
@@ -50,6 +52,22 @@ fn agent_loop_command_examples() -> Result<(), ShellError> {
     harness()?.test_command_examples(&AgentSuggest)?;
     harness()?.test_command_examples(&AgentHistory)?;
     harness()?.test_command_examples(&AgentContext)
+}
+
+#[test]
+fn agent_job_examples() -> Result<(), ShellError> {
+    harness()?.test_command_examples(&AgentJob)?;
+    harness()?.test_command_examples(&AgentJobRun)?;
+    harness()?.test_command_examples(&AgentJobSpawn)?;
+    harness()?.test_command_examples(&AgentJobList)?;
+    harness()?.test_command_examples(&AgentJobStatus)?;
+    harness()?.test_command_examples(&AgentJobResult)?;
+    harness()?.test_command_examples(&AgentJobLogs)?;
+    harness()?.test_command_examples(&AgentJobWait)?;
+    harness()?.test_command_examples(&AgentJobCancel)?;
+    harness()?.test_command_examples(&AgentJobApprove)?;
+    harness()?.test_command_examples(&AgentJobDeny)?;
+    harness()?.test_command_examples(&AgentJobClean)
 }
 
 #[test]
