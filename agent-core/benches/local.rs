@@ -20,10 +20,15 @@
 //! 4. `ttft`: time to first token of a fresh process (the `ttft` example)
 //!    after a ~1,500-token prefix, with an empty prefix-cache directory and
 //!    with the state file a previous run left.
+//! 5. `busy`: decode tokens/s with 0, 1, … cores kept busy by spinning
+//!    processes, the default thread choice against every core.
+//! 6. `bandwidth`: the memory read bandwidth (a 512 MiB copy) over each
+//!    model's weight bytes — the decode speed it allows — against decode
+//!    with the default threads.
 //!
 //! Settings from the environment: `BENCH_LOCAL_MODELS` (`smollm2,gemma3`),
 //! `BENCH_LOCAL_THREADS` (`1,2`), `BENCH_LOCAL_RUNS` (5),
-//! `BENCH_LOCAL_PARTS` (`speed,episode,validity,ttft`),
+//! `BENCH_LOCAL_PARTS` (`speed,episode,validity,ttft,busy,bandwidth`),
 //! `BENCH_LOCAL_PYTHON` (llama-cpp-python's venv python; without it the
 //! peer is skipped), `BENCH_LOCAL_TTFT` (the built `ttft` example; without
 //! it part 4 is skipped), `NU_AGENT_TEST_MODEL` / `NU_AGENT_GEMMA_MODEL`
@@ -127,7 +132,10 @@ fn settings() -> Settings {
         },
         threads,
         models,
-        parts: env_list("BENCH_LOCAL_PARTS", "speed,episode,validity,ttft"),
+        parts: env_list(
+            "BENCH_LOCAL_PARTS",
+            "speed,episode,validity,ttft,busy,bandwidth",
+        ),
         python: std::env::var_os("BENCH_LOCAL_PYTHON").map(PathBuf::from),
         ttft: std::env::var_os("BENCH_LOCAL_TTFT").map(PathBuf::from),
         peer_flash_attn: std::env::var("BENCH_LOCAL_PEER_FLASH_ATTN").map_or(true, |v| v != "0"),
@@ -798,6 +806,158 @@ fn ttft(settings: &Settings) -> Result<()> {
     Ok(())
 }
 
+/// Tokens decoded per run of the busy-CPU part (a slow setting decodes
+/// about one token a second).
+const BUSY_DECODE_TOKENS: u32 = 48;
+
+/// `n` processes that each keep a core busy, killed when dropped.
+struct Spinners(Vec<Child>);
+
+impl Spinners {
+    fn start(n: usize) -> Result<Spinners> {
+        let mut children = Vec::new();
+        for _ in 0..n {
+            children.push(
+                Command::new("sh")
+                    .args(["-c", "while :; do :; done"])
+                    .spawn()?,
+            );
+        }
+        Ok(Spinners(children))
+    }
+}
+
+impl Drop for Spinners {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Decode tokens/s of one turn, from its first streamed piece to its end
+/// (the turn's setup — choosing threads, the one new prompt token — left
+/// out).
+fn decode_rate(backend: &mut LocalBackend, request: &ChatRequest) -> Result<f64> {
+    let mut first: Option<Instant> = None;
+    let turn = backend.chat(
+        request,
+        &mut |event| {
+            if matches!(event, agent_core::llm::ChatEvent::Text(_)) && first.is_none() {
+                first = Some(Instant::now());
+            }
+        },
+        &CancelToken::new(),
+    )?;
+    let first = first.ok_or("nothing was decoded")?;
+    let tokens = turn.usage.completion_tokens.saturating_sub(1).max(1);
+    Ok(f64::from(tokens) / first.elapsed().as_secs_f64())
+}
+
+/// Decode speed with 0, 1, … cores kept busy by other processes: the
+/// default thread choice against `threads` = every core.
+fn busy(settings: &Settings) -> Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The short run (`cargo test --benches`) keeps every core free.
+    let most_busy = if settings.full { cores } else { 0 };
+    for (name, path) in &settings.models {
+        for busy in 0..=most_busy {
+            let spinners = Spinners::start(busy)?;
+            // Let the other work settle before anything is measured.
+            std::thread::sleep(Duration::from_millis(500));
+            for (setting, threads) in [("default", None), ("all cores", Some(cores as u32))] {
+                eprintln!("bench local: busy {name}, {busy} busy core(s), {setting}");
+                let mut config = config(path, 1);
+                config.load.threads = threads;
+                config.turn.ignore_eog = true;
+                let mut backend = LocalBackend::new(config);
+                backend.load()?;
+                let mut request = prefill_request(&mut backend, 128)?;
+                let mut rates = Vec::new();
+                for run in 0..=settings.runs {
+                    backend.clear_cache();
+                    request.max_tokens = 1;
+                    chat(&mut backend, &request)?;
+                    request.max_tokens = BUSY_DECODE_TOKENS;
+                    let rate = decode_rate(&mut backend, &request)?;
+                    if run > 0 {
+                        rates.push(rate);
+                    }
+                }
+                emit(json!({
+                    "part": "busy", "model": name, "cores": cores, "busy_cores": busy,
+                    "setting": setting, "decode_tps": median(&rates), "samples": rates,
+                }));
+            }
+            drop(spinners);
+        }
+    }
+    Ok(())
+}
+
+/// The machine's memory read bandwidth (every core summing its share of a
+/// 512 MiB buffer, median of 5) and the decode speed it allows each model:
+/// every token reads all the weights once.
+fn bandwidth(settings: &Settings) -> Result<()> {
+    const WORDS: usize = 64 << 20;
+    let buffer: Vec<u64> = (0..WORDS as u64).collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut rates = Vec::new();
+    for _ in 0..6 {
+        let started = Instant::now();
+        let total: u64 = std::thread::scope(|scope| {
+            let workers: Vec<_> = buffer
+                .chunks(WORDS.div_ceil(cores))
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .fold(0u64, |sum, word| sum.wrapping_add(*word))
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or(0))
+                .fold(0u64, u64::wrapping_add)
+        });
+        std::hint::black_box(total);
+        rates.push((WORDS * 8) as f64 / started.elapsed().as_secs_f64());
+    }
+    rates.remove(0);
+    let read = median(&rates);
+    for (name, path) in &settings.models {
+        eprintln!("bench local: bandwidth {name}");
+        let weights = std::fs::metadata(path)?.len() as f64;
+        let mut config = config(path, 1);
+        config.load.threads = None;
+        config.turn.ignore_eog = true;
+        let mut backend = LocalBackend::new(config);
+        backend.load()?;
+        let mut request = prefill_request(&mut backend, 128)?;
+        let mut decode = Vec::new();
+        for run in 0..=settings.runs {
+            backend.clear_cache();
+            request.max_tokens = 1;
+            chat(&mut backend, &request)?;
+            request.max_tokens = DECODE_TOKENS;
+            let rate = decode_rate(&mut backend, &request)?;
+            if run > 0 {
+                decode.push(rate);
+            }
+        }
+        let limit = read / weights;
+        let decode = median(&decode);
+        emit(json!({
+            "part": "bandwidth", "model": name, "read_gbps": read / 1e9,
+            "weight_bytes": weights, "limit_tps": limit, "decode_tps": decode,
+            "share": decode / limit,
+        }));
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let settings = settings();
     if settings.models.is_empty() {
@@ -810,6 +970,8 @@ fn main() -> Result<()> {
             "episode" => episode(&settings)?,
             "validity" => validity(&settings)?,
             "ttft" => ttft(&settings)?,
+            "busy" => busy(&settings)?,
+            "bandwidth" => bandwidth(&settings)?,
             other => eprintln!("bench local: unknown part {other:?}"),
         }
     }

@@ -73,6 +73,9 @@ pub fn run_turn(
     on_event: &mut dyn FnMut(ChatEvent),
     cancel: &CancelToken,
 ) -> Result<ChatTurn, LlmError> {
+    if context.model.spec.threads.is_none() {
+        follow_the_load(context);
+    }
     let model = context.model.clone();
     let rendered = model
         .template
@@ -185,6 +188,19 @@ pub fn run_turn(
         usage,
         finish: Some(finish),
     })
+}
+
+/// With no `model.threads` set, decode with as many threads as there are
+/// physical cores other work leaves free now: a context made for another
+/// count is replaced (its cache is lost, so this happens only when the
+/// load changed).
+fn follow_the_load(context: &mut ChatContext) {
+    let wanted = super::threads::choose();
+    if wanted != context.threads
+        && let Ok(fresh) = super::host::new_context_with(&context.model, wanted)
+    {
+        *context = fresh;
+    }
 }
 
 /// Tokens of the rendered prompt and how many of them are the fixed prefix.

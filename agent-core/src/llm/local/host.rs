@@ -60,6 +60,8 @@ pub struct ChatContext {
     pub(crate) cached: Vec<LlamaToken>,
     /// The text those tokens spell (the last prompt and its reply).
     pub(crate) cached_text: String,
+    /// The threads this context decodes with.
+    pub(crate) threads: u32,
     pub(crate) model: Arc<LoadedModel>,
 }
 
@@ -256,7 +258,7 @@ pub fn load(spec: &LoadSpec) -> Result<LoadedModel, LlmError> {
     let template = ChatTemplate::new(source, &bos, &eos)
         .map_err(|e| LlmError::Backend(format!("{}: {e}", spec.path.display())))?;
     let n_ctx = spec.context.unwrap_or_else(|| auto_context(&model));
-    let threads = spec.threads.unwrap_or_else(default_threads);
+    let threads = spec.threads.unwrap_or_else(super::threads::choose);
     Ok(LoadedModel {
         fingerprint: fingerprint(&spec.path),
         spec: spec.clone(),
@@ -269,10 +271,16 @@ pub fn load(spec: &LoadSpec) -> Result<LoadedModel, LlmError> {
     })
 }
 
-/// A fresh context of `model`.
+/// A fresh context of `model`, decoding with the model's threads.
 pub fn new_context(model: &Arc<LoadedModel>) -> Result<ChatContext, LlmError> {
+    new_context_with(model, model.threads)
+}
+
+/// A fresh context of `model` that decodes with `threads` threads.
+pub fn new_context_with(model: &Arc<LoadedModel>, threads: u32) -> Result<ChatContext, LlmError> {
     let backend = llama_backend()?;
-    let threads = i32::try_from(model.threads).unwrap_or(1);
+    let n_threads = threads;
+    let threads = i32::try_from(threads).unwrap_or(1);
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(model.n_ctx))
         .with_n_batch(BATCH)
@@ -295,6 +303,7 @@ pub fn new_context(model: &Arc<LoadedModel>) -> Result<ChatContext, LlmError> {
         ctx,
         cached: Vec::new(),
         cached_text: String::new(),
+        threads: n_threads,
         model: model.clone(),
     })
 }
@@ -320,12 +329,6 @@ fn available_memory() -> Option<u64> {
     let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
-}
-
-fn default_threads() -> u32 {
-    std::thread::available_parallelism()
-        .map(|n| n.get() as u32)
-        .unwrap_or(4)
 }
 
 /// Path, size and modification time of a model file.

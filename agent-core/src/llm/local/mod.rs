@@ -10,6 +10,7 @@ mod loop_guard;
 mod prefix_cache;
 mod stream;
 mod template;
+mod threads;
 
 use std::{path::PathBuf, time::Duration};
 
