@@ -2,14 +2,16 @@
 # Benchmark the local llama.cpp backend and print markdown tables with
 # ratios: prefill/decode speed against llama-cpp-python on the same GGUF,
 # KV reuse over a six-step episode, tool-call validity with and without the
-# grammar, and time to first token with and without the on-disk prefix
-# cache. Everything runs in one go (about 40 minutes on two busy cores).
+# grammar, time to first token with and without the on-disk prefix cache,
+# decode with cores kept busy by other work (default threads vs every core),
+# and decode against the memory-bandwidth limit. Everything runs in one go
+# (about an hour on two cores).
 #
 #   nu-scripts/bench-local.sh [RESULTS.jsonl]
 #
 # Settings (environment): BENCH_LOCAL_MODELS (smollm2,gemma3),
 # BENCH_LOCAL_THREADS (1,2), BENCH_LOCAL_RUNS (5), BENCH_LOCAL_PARTS
-# (speed,episode,validity,ttft), BENCH_LOCAL_PEER_FLASH_ATTN (1: the peer
+# (speed,episode,validity,ttft,busy,bandwidth), BENCH_LOCAL_PEER_FLASH_ATTN (1: the peer
 # with flash attention, as llama.cpp's default "auto" gives ours on a CPU).
 # The raw JSON lines go to RESULTS.jsonl (default: a temporary file).
 set -euo pipefail
@@ -118,5 +120,30 @@ if ttft:
         print(f"| {r['model']} | {r['prompt_tokens']} | {r['prefix_tokens']} | {num(r['cold_ms'], 0)} "
               f"| {num(r['warm_ms'], 0)} | {num(r['ratio'], 1)}× | {num(r['cold_wall_ms'], 0)} / "
               f"{num(r['warm_wall_ms'], 0)} | {size} |")
+    print()
+
+busy = part("busy")
+if busy:
+    print("### 5. Decode on a busy CPU (median tokens/s of 5; other processes spinning on some cores)\n")
+    print("| model | busy cores | default threads tok/s | threads = all cores tok/s | default / all | default / idle default |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for model in dict.fromkeys(r["model"] for r in busy):
+        rs = [r for r in busy if r["model"] == model]
+        idle = next((r["decode_tps"] for r in rs if r["busy_cores"] == 0 and r["setting"] == "default"), None)
+        for n in sorted(dict.fromkeys(r["busy_cores"] for r in rs)):
+            d = next((r["decode_tps"] for r in rs if r["busy_cores"] == n and r["setting"] == "default"), None)
+            a = next((r["decode_tps"] for r in rs if r["busy_cores"] == n and r["setting"] == "all cores"), None)
+            print(f"| {model} | {n} of {rs[0]['cores']} | {num(d)} | {num(a)} | {num(d / a if d and a else None, 2)} "
+                  f"| {num(d / idle if d and idle else None, 2)} |")
+    print()
+
+bandwidth = part("bandwidth")
+if bandwidth:
+    print("### 6. Decode against the memory-bandwidth limit\n")
+    print("| model | weights | read bandwidth | limit tok/s (bandwidth / weights) | decode tok/s (default threads) | share of the limit |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in bandwidth:
+        print(f"| {r['model']} | {r['weight_bytes'] / 1e6:.0f} MB | {num(r['read_gbps'])} GB/s | {num(r['limit_tps'])} "
+              f"| {num(r['decode_tps'])} | {100 * r['share']:.0f}% |")
     print()
 PY

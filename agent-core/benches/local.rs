@@ -910,11 +910,8 @@ fn bandwidth(settings: &Settings) -> Result<()> {
             let workers: Vec<_> = buffer
                 .chunks(WORDS.div_ceil(cores))
                 .map(|chunk| {
-                    scope.spawn(move || {
-                        chunk
-                            .iter()
-                            .fold(0u64, |sum, word| sum.wrapping_add(*word))
-                    })
+                    scope
+                        .spawn(move || chunk.iter().fold(0u64, |sum, word| sum.wrapping_add(*word)))
                 })
                 .collect();
             workers

@@ -41,8 +41,61 @@ pub fn llama_backend() -> Result<&'static LlamaBackend, LlmError> {
             // llama.cpp logs to stderr by default, which is the user's
             // terminal inside nu: keep it quiet.
             send_logs_to_tracing(LogOptions::default().with_logs_enabled(false));
+            // A build whose GPU backends are modules loads them now; one
+            // whose libraries or device are missing (no driver, no GPU)
+            // simply has none, and runs on the CPU.
+            #[cfg(feature = "gpu-dl")]
+            match std::env::var_os("NU_AGENT_GGML_BACKENDS") {
+                Some(dir) => {
+                    llama_cpp_2::llama_backend::load_backends_from_path(std::path::Path::new(&dir))
+                }
+                None => llama_cpp_2::llama_backend::load_backends(),
+            }
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()
         .map_err(|e| LlmError::Backend(e.clone()))
+}
+
+/// The GPU devices llama.cpp can use in this process (`CUDA0: NVIDIA H100
+/// …`); empty for a CPU-only build or when no GPU was found.
+pub fn gpu_devices() -> Vec<String> {
+    if llama_backend().is_err() {
+        return Vec::new();
+    }
+    llama_cpp_2::list_llama_ggml_backend_devices()
+        .into_iter()
+        .filter(|d| !d.backend.eq_ignore_ascii_case("cpu") && !d.name.starts_with("CPU"))
+        .map(|d| format!("{}: {}", d.name, d.description))
+        .collect()
+}
+
+/// What to tell the user when this build has a GPU backend but llama.cpp
+/// found no device to use (no GPU, no driver, or its libraries missing).
+pub fn no_gpu_notice(compiled: &[&str], devices: &[String]) -> Option<String> {
+    (!compiled.is_empty() && devices.is_empty()).then(|| {
+        format!(
+            "this build has the {} backend but no GPU was found (or its driver and libraries were not): the model runs on the CPU",
+            compiled.join("/")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_build_without_a_device_says_so() {
+        assert!(
+            no_gpu_notice(&["cuda"], &[])
+                .unwrap()
+                .contains("cuda backend but no GPU was found")
+        );
+        assert_eq!(
+            no_gpu_notice(&["cuda"], &["CUDA0: NVIDIA H100".into()]),
+            None
+        );
+        assert_eq!(no_gpu_notice(&[], &[]), None);
+    }
 }

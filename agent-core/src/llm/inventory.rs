@@ -58,7 +58,8 @@ pub struct GpuReport {
     pub gpus: Vec<Gpu>,
     /// The GPU backends compiled in (`cuda`, `vulkan`, ...).
     pub compiled_backends: Vec<&'static str>,
-    /// The rebuild command when a GPU is present but no backend drives it.
+    /// The rebuild command when a GPU is present but no backend drives it,
+    /// or the notice that a GPU build found no GPU and runs on the CPU.
     pub hint: Option<String>,
 }
 
@@ -67,7 +68,14 @@ impl GpuReport {
     pub fn detect() -> GpuReport {
         let gpus = detect_gpus();
         let compiled_backends = compiled_backends();
-        let hint = backend_hint(&gpus, &compiled_backends);
+        let hint = backend_hint(&gpus, &compiled_backends).or_else(|| {
+            // Only a GPU build asks llama.cpp for its devices (it starts
+            // the backend).
+            if compiled_backends.is_empty() {
+                return None;
+            }
+            super::backend::no_gpu_notice(&compiled_backends, &super::backend::gpu_devices())
+        });
         GpuReport {
             gpus,
             compiled_backends,

@@ -158,6 +158,15 @@ impl ChatBackend for LocalBackend {
         cancel: &CancelToken,
     ) -> Result<ChatTurn, LlmError> {
         self.load()?;
+        static TOLD: std::sync::Once = std::sync::Once::new();
+        TOLD.call_once(|| {
+            let devices = super::backend::gpu_devices();
+            if let Some(notice) =
+                super::backend::no_gpu_notice(&super::compiled_backends(), &devices)
+            {
+                on_event(ChatEvent::Notice(notice));
+            }
+        });
         let context = self
             .context
             .as_mut()
