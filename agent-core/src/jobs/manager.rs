@@ -194,8 +194,12 @@ impl JobManager {
             status = JobStatus::Failed;
             error = Some(format!("its result could not be saved: {err}"));
         }
-        if context.cancel.is_cancelled() && !status.is_finished() {
+        // Cancelled is what happened, whatever the work made of it (a step
+        // refused because the cancel reached its approval, say), unless it
+        // completed first.
+        if context.cancel.is_cancelled() && status != JobStatus::Completed {
             status = JobStatus::Cancelled;
+            error.get_or_insert_with(|| "cancelled".into());
         }
         self.write_end(id, status, error);
         let mut state = self.inner.lock();
@@ -443,6 +447,38 @@ mod tests {
             Some(true)
         );
         assert!(manager.answer(id, Approval::No).is_err());
+    }
+
+    #[test]
+    fn a_job_cancelled_while_it_waits_is_cancelled_not_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (manager, _) = manager(dir.path(), 1);
+        let work: JobWork = Box::new(|context| {
+            let request = ApprovalRequest {
+                labels: vec!["run: ^make".into()],
+                command: "^make".into(),
+                pipeline: "^make".into(),
+                reason: "runs a program".into(),
+                warning: false,
+                privileged: false,
+            };
+            let approval = context.approver.approve(&request);
+            JobOutcome {
+                status: JobStatus::Failed,
+                value: None,
+                error: Some(format!("not approved ({approval:?})")),
+            }
+        });
+        let id = manager.submit(JobKind::Run, "^make", work).unwrap();
+        let started = Instant::now();
+        while manager.record(id).unwrap().status != JobStatus::Waiting {
+            assert!(started.elapsed() < Duration::from_secs(5));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(manager.cancel(id));
+        let record = manager.wait(id, None, &CancelToken::new()).unwrap();
+        assert_eq!(record.status, JobStatus::Cancelled);
+        assert!(!manager.is_busy());
     }
 
     #[test]
