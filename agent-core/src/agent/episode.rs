@@ -90,7 +90,7 @@ pub enum Inbound {
     /// late), shown to the user and the model.
     Note(String),
     /// A step the model sent to the background has ended.
-    JobDone(super::JobDone),
+    JobDone(super::background::JobDone),
 }
 
 /// How a request ended.
@@ -146,7 +146,7 @@ pub struct Agent {
     last_steps: usize,
     /// Starts `background: true` steps as jobs; without one they run in
     /// the foreground.
-    background: Option<Arc<dyn super::BackgroundRunner>>,
+    background: Option<Arc<dyn super::background::BackgroundRunner>>,
     /// Background steps of this conversation not yet reported.
     pending_jobs: usize,
 }
@@ -200,7 +200,7 @@ impl Agent {
     }
 
     /// Start `background: true` steps with `runner` (the plugin's jobs).
-    pub fn with_background(mut self, runner: Arc<dyn super::BackgroundRunner>) -> Agent {
+    pub fn with_background(mut self, runner: Arc<dyn super::background::BackgroundRunner>) -> Agent {
         self.background = Some(runner);
         self
     }
@@ -569,7 +569,7 @@ impl Agent {
 
     /// What the model is told of a background step that ended; its value
     /// becomes the next `$out.N`.
-    fn job_report(&mut self, done: super::JobDone) -> String {
+    fn job_report(&mut self, done: super::background::JobDone) -> String {
         let head = format!(
             "background job {} (`{}`) {}",
             done.id,
@@ -624,10 +624,10 @@ impl Agent {
             return "The step could not go on in the background.".into();
         };
         let inbox = self.inbox_sender.clone();
-        let done = Box::new(move |done: super::JobDone| {
+        let done = Box::new(move |done: super::background::JobDone| {
             let _ = inbox.send(Inbound::JobDone(done));
         });
-        let handed: super::HandedOver =
+        let handed: super::background::HandedOver =
             Box::new(move |cancel, approver| promoted.finish(cancel, approver));
         let (preview, text) = match runner.adopt(pipeline, handed, done) {
             Ok(id) => {
@@ -668,7 +668,7 @@ impl Agent {
             return "There are no background jobs here; run it without `background`.".into();
         };
         let inbox = self.inbox_sender.clone();
-        let done = Box::new(move |done: super::JobDone| {
+        let done = Box::new(move |done: super::background::JobDone| {
             let _ = inbox.send(Inbound::JobDone(done));
         });
         match runner.start(pipeline, done) {

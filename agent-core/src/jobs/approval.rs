@@ -8,7 +8,10 @@ use std::{
     time::Duration,
 };
 
-use super::{EventKind, JobStatus, JobStore};
+use super::{
+    record::{EventKind, JobStatus},
+    store::JobStore,
+};
 use crate::{
     policy::{Approval, ApprovalRequest, Approver},
     shell::CancelToken,

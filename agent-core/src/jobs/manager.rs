@@ -11,7 +11,11 @@ use std::{
 
 use nu_protocol::Value;
 
-use super::{EventKind, JobApprover, JobKind, JobRecord, JobStatus, JobStore};
+use super::{
+    approval::JobApprover,
+    record::{EventKind, JobKind, JobRecord, JobStatus},
+    store::JobStore,
+};
 use crate::{policy::Approval, shell::CancelToken, store::StoreError};
 
 /// What a job does, given its context.
