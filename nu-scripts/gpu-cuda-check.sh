@@ -63,15 +63,26 @@ fi
 
 export CUDA_PATH="$CUDA_ROOT" CUDAToolkit_ROOT="$CUDA_ROOT" CUDACXX="$CUDA_ROOT/bin/nvcc"
 export PATH="$CUDA_ROOT/bin:$PATH"
-# The llama.cpp libraries land beside the binary; the CUDA runtime and
-# cuBLAS the backend module links come from the toolkit root.
-export LD_LIBRARY_PATH="$TARGET_DIR/release:$CUDA_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 log "building nu-agent --features cuda-portable (CUDA architectures $CUDAARCHS) into $TARGET_DIR"
 started=$(date +%s)
 CARGO_TARGET_DIR="$TARGET_DIR" cargo build --release -p nu_plugin_agent --bin nu-agent --features cuda-portable
 log "built in $(( $(date +%s) - started )) s"
 BIN="$TARGET_DIR/release/nu-agent"
+# The binary links llama.cpp's shared libraries: put them (by the versioned
+# names it asks for) beside it and let it look there ($ORIGIN). It must not
+# depend on LD_LIBRARY_PATH: the sandbox never passes LD_* variables on, and
+# the binary starts itself again as the sandbox worker and the launcher.
+LIB_DIR="$(dirname "$(ls -t "$TARGET_DIR"/release/build/llama-cpp-sys-2-*/out/lib/libllama.so.0 | head -1)")"
+cp -a "$LIB_DIR"/lib*.so.* "$TARGET_DIR/release/"
+command -v patchelf >/dev/null || {
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get install -y -qq patchelf >&2
+}
+patchelf --set-rpath '$ORIGIN' "$BIN"
+# The CUDA runtime and cuBLAS that the CUDA module needs come from the
+# toolkit root (on a machine with a GPU: the installed CUDA).
+export LD_LIBRARY_PATH="$CUDA_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 MODEL="${1:-$(bash nu-scripts/fetch-test-model.sh)}"
 log "nu-agent model info (expect compiled_backends: cuda and the no-GPU notice)"
@@ -83,8 +94,11 @@ log "nu-agent ask on the CPU (expect the notice, then an answer)"
 NU_AGENT_MODEL="$MODEL" "$BIN" ask --max-steps 2 "say hello" 2>"$TARGET_DIR/ask.stderr" || true
 cat "$TARGET_DIR/ask.stderr" >&2
 grep -q 'no GPU was found' "$TARGET_DIR/ask.stderr"
-if grep -qi 'panicked\|segmentation' "$TARGET_DIR/ask.stderr"; then
-  log "FAILED: the cuda build crashed"
+if grep -qi 'panicked\|segmentation\|worker died' "$TARGET_DIR/ask.stderr"; then
+  log "FAILED: the cuda build crashed, or its sandbox worker could not start"
   exit 1
 fi
+log "a step in the sandbox worker, run by the cuda build"
+"$BIN" run --json '[1 2 3] | math sum' | tee "$TARGET_DIR/run.json"
+[ "$(cat "$TARGET_DIR/run.json")" = "6" ]
 log "ok: the cuda build starts without a GPU, says so, and runs on the CPU"

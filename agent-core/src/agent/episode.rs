@@ -200,7 +200,10 @@ impl Agent {
     }
 
     /// Start `background: true` steps with `runner` (the plugin's jobs).
-    pub fn with_background(mut self, runner: Arc<dyn super::background::BackgroundRunner>) -> Agent {
+    pub fn with_background(
+        mut self,
+        runner: Arc<dyn super::background::BackgroundRunner>,
+    ) -> Agent {
         self.background = Some(runner);
         self
     }
