@@ -205,8 +205,10 @@ impl JobManager {
             status = JobStatus::Cancelled;
             error.get_or_insert_with(|| "cancelled".into());
         }
-        self.write_end(id, status, error);
+        // The end is written under the lock, with the job leaving the live
+        // set: whoever sees it finished sees this manager without it.
         let mut state = self.inner.lock();
+        self.write_end(id, status, error);
         state.running -= 1;
         state.live.remove(&id);
         self.start_queued(&mut state);
