@@ -681,6 +681,25 @@ fn a_model_going_round_in_circles_is_asked_to_answer_then_stopped() {
 }
 
 #[test]
+fn an_answer_naming_a_missing_out_again_and_again_is_stopped() {
+    let bad = || {
+        call(
+            "answer",
+            serde_json::json!({"text": "The largest is 1.0.1.1", "out": 1}),
+        )
+    };
+    let mut ep = episode(vec![bad(); 15], Policy::default(), AgentOptions::default());
+    match ep.agent.run("which file is largest?", &CancelToken::new()) {
+        Ending::Failed(failure) => assert!(
+            failure.message.contains("keeps repeating itself"),
+            "{failure}"
+        ),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert!(ep.requests.lock().unwrap().len() <= 5);
+}
+
+#[test]
 fn degenerate_pipelines_and_answers_go_back_to_the_model() {
     let zeros = format!("The largest is 1{}", "0".repeat(470));
     let mut ep = episode(

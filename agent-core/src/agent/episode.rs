@@ -443,7 +443,14 @@ impl Agent {
                     ));
                     continue;
                 }
-                if !matches!(action, Action::Invalid(_)) {
+                // An answer naming a `$out` that does not exist is no
+                // progress either (a small model repeats it forever).
+                let progress = match &action {
+                    Action::Invalid(_) => false,
+                    Action::Answer { out: Some(n), .. } => self.shell.out(*n).is_some(),
+                    _ => true,
+                };
+                if progress {
                     idle_turns = 0;
                 }
                 let starts_job = matches!(
