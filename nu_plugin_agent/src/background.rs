@@ -69,6 +69,14 @@ pub(crate) fn job_store(span: Span) -> Result<JobStore, LabeledError> {
     })
 }
 
+/// The error when a job's record cannot be written (nothing started).
+pub(crate) fn not_recorded(error: impl std::fmt::Display, span: Span) -> LabeledError {
+    LabeledError::new(format!("the job could not be recorded: {error}"))
+        .with_code("nu_agent::job::store")
+        .with_label("not started", span)
+        .with_help("set NU_AGENT_STATE_DIR to a writable directory")
+}
+
 /// Job `id`'s record, or an error pointing at the id.
 pub(crate) fn find_job(store: &JobStore, id: &Spanned<i64>) -> Result<JobRecord, LabeledError> {
     u64::try_from(id.item)

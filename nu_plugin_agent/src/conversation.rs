@@ -13,7 +13,7 @@ use agent_core::{
     config::AgentConfig,
     context::{DEFAULT_TOOLS, system_context},
     llm::{BackendKind, ChatBackend, Message},
-    policy::{Approver, NonInteractive, PolicyHook, PolicyShell, ShellOptions},
+    policy::{Approver, NonInteractive, PolicyShell},
     shell::CancelToken,
     ui::{ProgressView, ViewOptions},
 };
@@ -25,10 +25,9 @@ use crate::{
     approver::PromptApprover,
     commands::{
         model::{HostEnv, caller_settings},
-        run::sandbox_worker,
+        run::caller_shell,
     },
-    convert::{config_from_caller, diagnostic_error, seed_from_caller},
-    hook::ClosureHook,
+    convert::config_from_caller,
 };
 
 /// How the user approves in advance (`--yes`, `--approve`), or who is
@@ -104,22 +103,8 @@ pub(crate) fn prepare(
             approve: approval.approve,
         }),
     };
-    let seed = seed_from_caller(engine)?;
-    let audit = PolicyShell::audit_log(&seed);
-    let hook = config
-        .policy_hook
-        .as_ref()
-        .and_then(|value| ClosureHook::new(engine, value, span))
-        .map(|hook| Box::new(hook) as Box<dyn PolicyHook>);
-    let options = ShellOptions {
-        worker_exe: sandbox_worker(),
-        hook,
-        audit,
-        ..ShellOptions::default()
-    };
-    let cwd = seed.cwd.clone();
-    let shell = PolicyShell::new(config.policy.clone(), seed, approver, options)
-        .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", span))?;
+    let shell = caller_shell(engine, &config, approver, span)?;
+    let cwd = shell.cwd();
     let tools = context_tools(&config);
     let context = system_context(&tools, false).prompt_text(&cwd);
     Ok(Prepared {

@@ -620,6 +620,14 @@ impl Agent {
         }
     }
 
+    /// Where a background job reports its end: this loop's inbox.
+    fn job_done_to_inbox(&self) -> super::background::JobDoneFn {
+        let inbox = self.inbox_sender.clone();
+        Box::new(move |done| {
+            let _ = inbox.send(Inbound::JobDone(done));
+        })
+    }
+
     /// Hand a step that ran past `after` to the runner as a job; the text
     /// for the model.
     fn promote(
@@ -633,10 +641,7 @@ impl Agent {
         let Some(runner) = self.background.clone() else {
             return "The step could not go on in the background.".into();
         };
-        let inbox = self.inbox_sender.clone();
-        let done = Box::new(move |done: super::background::JobDone| {
-            let _ = inbox.send(Inbound::JobDone(done));
-        });
+        let done = self.job_done_to_inbox();
         let handed: super::background::HandedOver =
             Box::new(move |cancel, approver| promoted.finish(cancel, approver));
         let (preview, text) = match runner.adopt(pipeline, handed, done) {
@@ -677,10 +682,7 @@ impl Agent {
         let Some(runner) = self.background.clone() else {
             return "There are no background jobs here; run it without `background`.".into();
         };
-        let inbox = self.inbox_sender.clone();
-        let done = Box::new(move |done: super::background::JobDone| {
-            let _ = inbox.send(Inbound::JobDone(done));
-        });
+        let done = self.job_done_to_inbox();
         match runner.start(pipeline, done) {
             Ok(id) => {
                 self.pending_jobs += 1;

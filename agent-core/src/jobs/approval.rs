@@ -63,6 +63,9 @@ impl JobApprover {
             return Err(format!("job {} is not waiting for an approval", self.id));
         }
         pending.answer = Some(approval);
+        // Running again from the moment it is answered (the job's thread
+        // may take a moment to wake).
+        self.status(JobStatus::Running, None);
         self.answered.notify_all();
         Ok(())
     }
@@ -101,10 +104,6 @@ impl Approver for JobApprover {
             };
         };
         pending.question = None;
-        drop(pending);
-        if !self.cancel.is_cancelled() {
-            self.status(JobStatus::Running, None);
-        }
         answer
     }
 

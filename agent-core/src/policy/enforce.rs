@@ -404,6 +404,15 @@ impl PolicyShell {
         }
     }
 
+    /// Where the session started (its directory now) and the caller's
+    /// environment: what another shell for the same caller starts from.
+    pub fn seed(&self) -> SessionSeed {
+        SessionSeed {
+            cwd: self.cwd(),
+            ..self.seed.clone()
+        }
+    }
+
     /// The conversation's sandbox worker, while there is one.
     pub fn worker_info(&self) -> Option<WorkerInfo> {
         self.worker.as_ref().map(|(worker, _)| WorkerInfo {

@@ -210,7 +210,7 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
         let prompt = prepared.prompt.clone();
         let prepared_jobs = prepared.config.agent.jobs.clone();
         let job_policy = prepared.config.policy.clone();
-        let job_seed = crate::convert::seed_from_caller(engine)?;
+        let job_seed = prepared.shell.seed();
         let job_max_output = prepared.config.agent.max_output;
         let mut agent = Agent::resume(
             prepared.backend,

@@ -145,20 +145,7 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             Some(prompt) => prompt.clone(),
             None => Arc::new(NonInteractive { yes, approve }),
         };
-        let hook = config
-            .policy_hook
-            .as_ref()
-            .and_then(|value| ClosureHook::new(engine, value, call.head))
-            .map(|hook| Box::new(hook) as Box<dyn PolicyHook>);
-        let seed = seed_from_caller(engine)?;
-        let options = ShellOptions {
-            worker_exe: sandbox_worker(),
-            hook,
-            audit: PolicyShell::audit_log(&seed),
-            ..ShellOptions::default()
-        };
-        let mut shell = PolicyShell::new(config.policy, seed, approver, options)
-            .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", call.head))?;
+        let mut shell = caller_shell(engine, &config, approver, call.head)?;
 
         // Ctrl+C in the host cancels this run (and kills what it started).
         let cancel = CancelToken::new();
@@ -314,6 +301,31 @@ pub(crate) fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, Labe
 /// Under a test harness the process is a test executable that cannot serve
 /// as the worker; then there is none, and the policy shell evaluates
 /// in-process (and asks about every write, as nothing is sandboxed).
+/// A policy shell in the caller's directory and environment, under the
+/// caller's policy and hook, asking `approver`, with the audit log and the
+/// sandbox worker every front end runs with.
+pub(crate) fn caller_shell(
+    engine: &EngineInterface,
+    config: &agent_core::config::AgentConfig,
+    approver: Arc<dyn Approver>,
+    span: Span,
+) -> Result<PolicyShell, LabeledError> {
+    let hook = config
+        .policy_hook
+        .as_ref()
+        .and_then(|value| ClosureHook::new(engine, value, span))
+        .map(|hook| Box::new(hook) as Box<dyn PolicyHook>);
+    let seed = seed_from_caller(engine)?;
+    let options = ShellOptions {
+        worker_exe: sandbox_worker(),
+        hook,
+        audit: PolicyShell::audit_log(&seed),
+        ..ShellOptions::default()
+    };
+    PolicyShell::new(config.policy.clone(), seed, approver, options)
+        .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", span))
+}
+
 pub(crate) fn sandbox_worker() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let is_plugin = exe

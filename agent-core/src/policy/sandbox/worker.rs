@@ -182,6 +182,8 @@ fn serve_run(
     if session.cwd() != run.cwd
         && let Err(diagnostic) = session.set_cwd(&run.cwd)
     {
+        // The run still takes its `$out` number, as the parent counts it.
+        session.push_out(Value::nothing(Span::unknown()));
         return failed_outcome(session.cwd(), diagnostic, std::time::Duration::ZERO);
     }
     (built.before_run)(&run.source, &run.policy);

@@ -94,8 +94,6 @@ fn answer(
             .with_label(format!("job is {}", record.status.as_str()), id.span)
             .with_help("`agent job list | where status == waiting` shows the jobs that wait")
     })?;
-    // Give the job a moment to record that it goes on.
-    std::thread::sleep(std::time::Duration::from_millis(50));
     let record = store.record(record.id).unwrap_or(record);
     Ok(crate::background::record_value(&record, head))
 }

@@ -2,21 +2,16 @@
 
 use std::sync::Arc;
 
-use agent_core::{
-    jobs::JobKind,
-    policy::{PolicyHook, PolicyShell, ShellOptions},
-    shell::Limits,
-};
+use agent_core::{jobs::JobKind, shell::Limits};
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{Category, Example, LabeledError, Signature, Spanned, SyntaxShape, Type, Value};
 
 use super::WHERE;
 use crate::{
     AgentPlugin,
-    background::{job_approver, outcome_of_run},
-    commands::run::{approve_patterns, sandbox_worker, with_approval_flags},
-    convert::{config_from_caller, diagnostic_error, seed_from_caller},
-    hook::ClosureHook,
+    background::{job_approver, not_recorded, outcome_of_run},
+    commands::run::{approve_patterns, caller_shell, with_approval_flags},
+    convert::config_from_caller,
 };
 
 pub struct AgentJobRun;
@@ -72,20 +67,7 @@ impl SimplePluginCommand for AgentJobRun {
         let pipeline: Spanned<String> = call.req(0)?;
         let config = config_from_caller(engine, call.head)?;
         let (approver, late) = job_approver(call.has_flag("yes")?, approve_patterns(call)?);
-        let hook = config
-            .policy_hook
-            .as_ref()
-            .and_then(|value| ClosureHook::new(engine, value, call.head))
-            .map(|hook| Box::new(hook) as Box<dyn PolicyHook>);
-        let seed = seed_from_caller(engine)?;
-        let options = ShellOptions {
-            worker_exe: sandbox_worker(),
-            hook,
-            audit: PolicyShell::audit_log(&seed),
-            ..ShellOptions::default()
-        };
-        let mut shell = PolicyShell::new(config.policy.clone(), seed, approver, options)
-            .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", call.head))?;
+        let mut shell = caller_shell(engine, &config, approver, call.head)?;
         let limits = Limits::default().with_max_output_bytes(config.agent.max_output);
         let manager = plugin
             .background
@@ -107,11 +89,7 @@ impl SimplePluginCommand for AgentJobRun {
                     outcome_of_run(ran.outcome)
                 }),
             )
-            .map_err(|e| {
-                LabeledError::new(format!("the job could not be recorded: {e}"))
-                    .with_code("nu_agent::job::store")
-                    .with_label("not started", call.head)
-            })?;
+            .map_err(|e| not_recorded(e, call.head))?;
         Ok(Value::int(id as i64, call.head))
     }
 }

@@ -13,7 +13,7 @@ use nu_protocol::{Category, Example, LabeledError, Signature, SyntaxShape, Type,
 use super::WHERE;
 use crate::{
     AgentPlugin,
-    background::{LateApprover, job_approver},
+    background::{LateApprover, job_approver, not_recorded},
     commands::run::{approve_patterns, with_approval_flags},
     conversation::{ApprovalChoice, prepare},
 };
@@ -154,11 +154,7 @@ pub(crate) fn spawn_task(
                     }
                 }),
             )
-            .map_err(|e| {
-                LabeledError::new(format!("the job could not be recorded: {e}"))
-                    .with_code("nu_agent::job::store")
-                    .with_label("not started", head)
-            })?;
+            .map_err(|e| not_recorded(e, head))?;
     Ok(Value::int(id as i64, head))
 }
 
