@@ -3,7 +3,7 @@
 //! temporary file and renamed into place).
 
 use std::{
-    io::{BufRead, BufReader, Write},
+    io::{BufRead, BufReader},
     path::{Path, PathBuf},
     time::Duration,
 };
@@ -11,7 +11,12 @@ use std::{
 use nu_protocol::Value;
 
 use super::record::{EventKind, JobEvent, JobKind, JobRecord, Owner, now_ms};
-use crate::store::{StoreError, append::open_append, state_dir, state_dir::create_private_dir};
+use crate::store::{
+    StoreError,
+    append::{append_line, open_append},
+    state_dir,
+    state_dir::create_private_dir,
+};
 
 const EVENTS: &str = "events.jsonl";
 const RESULT: &str = "result.json";
@@ -72,9 +77,8 @@ impl JobStore {
         let path = self.job_dir(id).join(EVENTS);
         let mut line = serde_json::to_vec(&JobEvent { at: now_ms(), kind })?;
         line.push(b'\n');
-        let mut file = open_append(&path)?;
-        file.write_all(&line)
-            .map_err(|source| StoreError::Write { path, source })
+        let file = open_append(&path)?;
+        append_line(&file, &path, &line)
     }
 
     /// Job `id`'s events (a torn or unreadable line is skipped).
@@ -165,6 +169,8 @@ impl JobStore {
 #[cfg(test)]
 mod tests {
     use nu_protocol::{Record, Span};
+
+    use std::io::Write;
 
     use super::*;
     use crate::jobs::JobStatus;

@@ -2,8 +2,8 @@
 //! `audit.jsonl` in the state dir.
 //!
 //! Each record is written with a single `write_all` on a file opened with
-//! `O_APPEND`, so writers in several threads or processes never interleave
-//! inside a line and a crash can only leave a torn last line. Opening the
+//! `O_APPEND`, under an advisory lock, so writers in several threads or
+//! processes never interleave inside a line and a crash can only leave a torn last line. Opening the
 //! log ends such a line, and [`AuditLog::read`] skips it (recovering a record
 //! that a writer glued onto it). Every string is redacted before it is
 //! written.
@@ -12,7 +12,7 @@
 
 use std::{
     fs::File,
-    io::{BufRead, BufReader, Write},
+    io::{BufRead, BufReader},
     path::{Path, PathBuf},
     sync::Mutex,
 };
@@ -20,7 +20,11 @@ use std::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{StoreError, append::open_append, state_dir::create_private_dir};
+use super::{
+    StoreError,
+    append::{append_line, open_append},
+    state_dir::create_private_dir,
+};
 use crate::redact::Redactor;
 
 /// The log's file name inside the state dir.
@@ -137,7 +141,8 @@ fn redact_value(value: &Value, redactor: &Redactor) -> Value {
 pub struct AuditLog {
     path: PathBuf,
     /// Held while writing so that one process never splits a line even if
-    /// the OS takes a record in two writes.
+    /// the OS takes a record in two writes (the file lock of
+    /// [`append_line`] does the same across processes).
     file: Mutex<File>,
     redactor: Redactor,
 }
@@ -176,12 +181,7 @@ impl AuditLog {
             .file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        (&*file)
-            .write_all(&line)
-            .map_err(|source| StoreError::Write {
-                path: self.path.clone(),
-                source,
-            })
+        append_line(&file, &self.path, &line)
     }
 
     /// Every record in the log in `dir`, oldest first; none when there is

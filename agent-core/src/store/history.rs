@@ -7,7 +7,7 @@
 
 use std::{
     fs::File,
-    io::{BufRead, BufReader, Write},
+    io::{BufRead, BufReader},
     path::{Path, PathBuf},
     sync::{
         Mutex,
@@ -17,7 +17,11 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
-use super::{StoreError, append::open_append, state_dir::create_private_dir};
+use super::{
+    StoreError,
+    append::{append_line, open_append},
+    state_dir::create_private_dir,
+};
 use crate::{llm::Message, redact::Redactor};
 
 /// The history directory's name inside the state dir.
@@ -323,17 +327,14 @@ impl ConversationLog {
         let mut bytes = serde_json::to_vec(line)?;
         bytes.push(b'\n');
         let file = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        (&*file)
-            .write_all(&bytes)
-            .map_err(|source| StoreError::Write {
-                path: self.path.clone(),
-                source,
-            })
+        append_line(&file, &self.path, &bytes)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
     use crate::llm::ToolCall;
 
