@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod config;
 pub mod context;
+pub mod eval;
 pub mod jobs;
 pub mod llm;
 pub mod observe;

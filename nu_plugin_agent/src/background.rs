@@ -211,11 +211,13 @@ fn humantime(duration: std::time::Duration) -> String {
 /// Runs the background steps of an `ask` as jobs of this plugin: each in
 /// a policy shell of its own (its own sandbox worker) under the caller's
 /// policy, waiting for `agent job approve` where a step asks.
-pub(crate) struct AskJobs {
+pub struct AskJobs {
     pub manager: JobManager,
     pub policy: agent_core::policy::Policy,
     pub seed: agent_core::shell::SessionSeed,
     pub max_output: usize,
+    /// The sandbox worker binary (the plugin or the CLI itself).
+    pub worker_exe: Option<std::path::PathBuf>,
 }
 
 impl AskJobs {
@@ -242,7 +244,7 @@ impl BackgroundRunner for AskJobs {
     fn start(&self, pipeline: &str, done: JobDoneFn) -> Result<u64, String> {
         let late = Arc::new(LateApprover::default());
         let options = ShellOptions {
-            worker_exe: crate::commands::run::sandbox_worker(),
+            worker_exe: self.worker_exe.clone(),
             audit: PolicyShell::audit_log(&self.seed),
             ..ShellOptions::default()
         };

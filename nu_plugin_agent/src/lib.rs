@@ -13,6 +13,7 @@ pub mod model_report;
 
 use std::{path::PathBuf, sync::Mutex};
 
+pub use background::AskJobs;
 use nu_plugin::{Plugin, PluginCommand};
 
 pub use commands::{

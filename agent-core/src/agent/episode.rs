@@ -19,8 +19,11 @@ use super::{
     tools::{Action, command_help, tool_defs},
 };
 use crate::{
-    llm::{ChatBackend, ChatEvent, ChatRequest, FinishReason, LlmError, Message, Role, ToolChoice},
-    observe::{Budget, render, render_outcome},
+    llm::{
+        ChatBackend, ChatEvent, ChatRequest, FinishReason, LlmError, Message, Role, ToolChoice,
+        Usage,
+    },
+    observe::{Budget, ObserveMode, render, render_outcome_as},
     policy::Foreground,
     policy::{BLOCKED_CODE, DENIED_CODE, Decision, PolicyShell, Ran, Verdict},
     shell::{CancelToken, Diagnostic, Limits},
@@ -64,6 +67,8 @@ pub struct AgentOptions {
     /// A step still running after this long goes on as a background job
     /// (where there is a runner and the sandbox worker runs steps).
     pub promote_after: Option<Duration>,
+    /// How results are written for the model (compact unless measuring).
+    pub observe: ObserveMode,
 }
 
 impl Default for AgentOptions {
@@ -79,6 +84,7 @@ impl Default for AgentOptions {
             step_timeout: Some(Duration::from_secs(300)),
             max_output: crate::shell::DEFAULT_MAX_OUTPUT,
             promote_after: Some(Duration::from_secs(120)),
+            observe: ObserveMode::Compact,
         }
     }
 }
@@ -149,6 +155,8 @@ pub struct Agent {
     background: Option<Arc<dyn super::background::BackgroundRunner>>,
     /// Background steps of this conversation not yet reported.
     pending_jobs: usize,
+    /// Tokens the model read and wrote, all requests together.
+    usage: Usage,
 }
 
 /// What a model turn gave, for the loop.
@@ -196,6 +204,7 @@ impl Agent {
             last_steps: 0,
             background: None,
             pending_jobs: 0,
+            usage: Usage::default(),
         }
     }
 
@@ -233,6 +242,13 @@ impl Agent {
     /// Model turns the last request took.
     pub fn steps_taken(&self) -> usize {
         self.last_steps
+    }
+
+    /// Tokens of every model turn so far, summed (prompt tokens count each
+    /// turn's whole prompt; `prompt_evaluated` those not served from a
+    /// cache).
+    pub fn usage(&self) -> Usage {
+        self.usage
     }
 
     /// The conversation's id in the history, where it is recorded.
@@ -544,7 +560,12 @@ impl Agent {
                 Ok(turn) if turn.finish == Some(FinishReason::Cancelled) => {
                     return TurnResult::End(Ending::Cancelled);
                 }
-                Ok(turn) => return TurnResult::Turn(turn),
+                Ok(turn) => {
+                    self.usage.prompt_tokens += turn.usage.prompt_tokens;
+                    self.usage.prompt_evaluated += turn.usage.prompt_evaluated;
+                    self.usage.completion_tokens += turn.usage.completion_tokens;
+                    return TurnResult::Turn(turn);
+                }
                 Err(_) if cancel.is_cancelled() => return TurnResult::End(Ending::Cancelled),
                 Err(LlmError::ContextTooLong { .. }) if attempt < CONTEXT_RETRIES => {
                     limit = (estimate(&self.messages) / 2).max(256);
@@ -594,7 +615,7 @@ impl Agent {
         match done.value {
             Some(value) => {
                 let n = self.shell.adopt_out(value.clone());
-                let shown = render(
+                let shown = self.options.observe.render(
                     &value,
                     &Budget::approx(self.options.observe_tokens),
                     Some(n),
@@ -770,7 +791,12 @@ impl Agent {
             approved_by: ran.approved_by.clone(),
             duration: started.elapsed(),
         });
-        let observed = observation(&ran, status, self.options.observe_tokens);
+        let observed = observation(
+            &ran,
+            status,
+            self.options.observe_tokens,
+            self.options.observe,
+        );
         match &ran.notice {
             Some(notice) => format!("Note: {notice}.\n{observed}"),
             None => observed,
@@ -853,7 +879,7 @@ fn for_model(diagnostic: &Diagnostic) -> Option<Diagnostic> {
 }
 
 /// What the model reads about a step.
-fn observation(ran: &Ran, status: StepStatus, tokens: usize) -> String {
+fn observation(ran: &Ran, status: StepStatus, tokens: usize, mode: ObserveMode) -> String {
     let budget = Budget::approx(tokens);
     let diagnostic = || {
         ran.outcome
@@ -882,9 +908,9 @@ fn observation(ran: &Ran, status: StepStatus, tokens: usize) -> String {
             Some(error) => {
                 let mut outcome = ran.outcome.clone();
                 outcome.error = Some(error);
-                render_outcome(&outcome, &budget)
+                render_outcome_as(&outcome, &budget, mode)
             }
-            None => render_outcome(&ran.outcome, &budget),
+            None => render_outcome_as(&ran.outcome, &budget, mode),
         },
     }
 }

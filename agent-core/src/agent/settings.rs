@@ -224,6 +224,7 @@ impl super::AgentOptions {
             step_timeout: Some(agent.step_timeout),
             max_output: agent.max_output,
             promote_after: agent.promote_after,
+            observe: crate::observe::ObserveMode::Compact,
         }
     }
 }

@@ -17,13 +17,15 @@ mod binary;
 mod budget;
 mod cell;
 mod outcome;
+mod raw;
 mod table;
 mod text;
 
 pub use binary::describe_binary;
 pub use budget::{ApproxTokenCounter, Budget, TokenCounter};
 pub use cell::format_size;
-pub use outcome::render_outcome;
+pub use outcome::{render_outcome, render_outcome_as};
+pub use raw::render_raw;
 
 use nu_protocol::Value;
 
@@ -51,6 +53,34 @@ pub fn render(value: &Value, budget: &Budget, out_index: Option<usize>) -> Strin
             None => describe_binary(val),
         },
         other => cell::format_scalar(other),
+    }
+}
+
+/// How results are written for the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ObserveMode {
+    /// The compact form of [`render`] (the default).
+    #[default]
+    Compact,
+    /// nu's plain `table` text ([`render_raw`]), to measure against.
+    Raw,
+}
+
+impl ObserveMode {
+    /// `value` in this form.
+    pub fn render(self, value: &Value, budget: &Budget, out_index: Option<usize>) -> String {
+        match self {
+            ObserveMode::Compact => render(value, budget, out_index),
+            ObserveMode::Raw => render_raw(value, budget, out_index),
+        }
+    }
+
+    /// `compact` or `raw`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObserveMode::Compact => "compact",
+            ObserveMode::Raw => "raw",
+        }
     }
 }
 

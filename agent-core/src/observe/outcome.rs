@@ -3,7 +3,7 @@
 
 use nu_protocol::Value;
 
-use super::{Budget, render};
+use super::{Budget, ObserveMode, render};
 use crate::shell::Outcome;
 
 /// Share of the budget that stderr and printed text may take at most.
@@ -11,6 +11,11 @@ const SIDE_CHANNEL_SHARE: usize = 4;
 
 /// Render a run's outcome for the model within `budget`.
 pub fn render_outcome(outcome: &Outcome, budget: &Budget) -> String {
+    render_outcome_as(outcome, budget, ObserveMode::Compact)
+}
+
+/// [`render_outcome`] with the value written in `mode`.
+pub fn render_outcome_as(outcome: &Outcome, budget: &Budget, mode: ObserveMode) -> String {
     let mut parts: Vec<String> = Vec::new();
     let side_budget = budget.with_max(budget.max_tokens / SIDE_CHANNEL_SHARE);
 
@@ -50,7 +55,7 @@ pub fn render_outcome(outcome: &Outcome, budget: &Budget) -> String {
             0
         };
         let value_budget = budget.with_max(budget.max_tokens.saturating_sub(used + reserve));
-        parts.push(render(&outcome.value, &value_budget, Some(outcome.index)));
+        parts.push(mode.render(&outcome.value, &value_budget, Some(outcome.index)));
     }
     if let Some(stderr) = stderr {
         parts.push(format!("stderr:\n{}", render(stderr, &side_budget, None)));

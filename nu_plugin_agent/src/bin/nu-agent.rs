@@ -26,6 +26,8 @@ mod common;
 mod completions;
 #[path = "nu_agent/config.rs"]
 mod config;
+#[path = "nu_agent/eval.rs"]
+mod eval;
 #[path = "nu_agent/job.rs"]
 mod job;
 #[path = "nu_agent/model.rs"]
@@ -136,6 +138,48 @@ enum Command {
         #[command(subcommand)]
         command: JobCommand,
     },
+    /// Run the evaluation suite: each task (a nu file: request, fixture,
+    /// check, transcript) in a temp dir and HOME of its own, against the
+    /// local model, a server or the tasks' scripted transcripts; then a
+    /// table of success, steps, repairs, approvals and tokens per task.
+    Eval {
+        /// A directory of task files (*.nu, *.nuon), a glob, or one file
+        /// (default: tests/eval/tasks).
+        #[arg(long, value_name = "DIR|GLOB")]
+        tasks: Option<String>,
+        /// Who plays the agent (default: model.backend of the config).
+        #[arg(long, value_enum)]
+        backend: Option<eval::EvalBackend>,
+        /// The model (a local model name or path, or the server's model).
+        #[arg(long, short = 'm')]
+        model: Option<String>,
+        /// How results are written for the model: compact (ours) or raw
+        /// (nu's plain table text).
+        #[arg(long, value_enum, default_value = "compact")]
+        observe: ObserveArg,
+        /// Run every task this many times.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        repeat: usize,
+        /// Only tasks with one of these tags.
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// Most model turns per task (a task's own max_steps wins).
+        #[arg(long)]
+        max_steps: Option<usize>,
+        /// Sample the local model without the tool-call grammar.
+        #[arg(long)]
+        no_grammar: bool,
+        /// Replay each task's `wrong` transcript (scripted): every check
+        /// must reject it.
+        #[arg(long)]
+        wrong: bool,
+        /// Keep each task's temp dir and print where it is.
+        #[arg(long)]
+        keep: bool,
+        /// Print one JSON document: {run, results, totals}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a completion script for a shell, e.g.
     /// `nu-agent completions bash > ~/.local/share/bash-completion/completions/nu-agent`.
     Completions {
@@ -195,6 +239,13 @@ enum ConfigCommand {
     /// default (to --config FILE, else $NU_AGENT_CONFIG, else
     /// ~/.config/nu-agent/config.nuon); an existing file is never replaced.
     Init,
+}
+
+/// `--observe`: how results are written for the model.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ObserveArg {
+    Compact,
+    Raw,
 }
 
 /// The shells `nu-agent completions` writes scripts for.
@@ -401,6 +452,37 @@ fn main() -> ExitCode {
             PolicyCommand::Show { json } => policy::policy_show(&config.policy, json),
         },
         Command::Model { command } => model::model(command, config.model),
+        Command::Eval {
+            tasks,
+            backend,
+            model,
+            observe,
+            repeat,
+            tags,
+            max_steps,
+            no_grammar,
+            wrong,
+            keep,
+            json,
+        } => {
+            let args = eval::EvalArgs {
+                tasks,
+                backend,
+                model,
+                observe: match observe {
+                    ObserveArg::Compact => agent_core::observe::ObserveMode::Compact,
+                    ObserveArg::Raw => agent_core::observe::ObserveMode::Raw,
+                },
+                repeat,
+                json,
+                wrong,
+                tags,
+                max_steps,
+                no_grammar,
+                keep,
+            };
+            eval::eval(args, config, &cancel_on_ctrl_c())
+        }
         Command::Config { .. } | Command::Completions { .. } | Command::Job { .. } => {
             ExitCode::SUCCESS
         }

@@ -232,6 +232,7 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
             policy: job_policy,
             seed: job_seed,
             max_output: job_max_output,
+            worker_exe: super::run::sandbox_worker(),
         }));
         let (cancel, _interrupt) = cancel_on_interrupt(engine)?;
         let ending = agent.run(&text, &cancel);

@@ -165,3 +165,19 @@ pub fn cancel_on_ctrl_c() -> CancelToken {
     });
     token
 }
+
+/// A JSON document as nu's table (the JSON itself if nu cannot render it).
+pub fn render_json_table(json: &serde_json::Value) -> String {
+    let text = json.to_string();
+    let seed = SessionSeed::new(std::env::temp_dir());
+    let Ok(session) = Session::new(Engine::standard(), seed) else {
+        return text;
+    };
+    let width = terminal_width();
+    session
+        .pipe_value(
+            Value::string(text.clone(), nu_protocol::Span::unknown()),
+            &format!("from json | table --width {width}"),
+        )
+        .unwrap_or(text)
+}

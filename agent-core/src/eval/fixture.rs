@@ -1,0 +1,215 @@
+//! A task's world: a temp root holding the working directory the agent
+//! starts in (`work`), its HOME (`home`) and its state dir (`state`), and
+//! the nu session (no policy: it is the suite's, not the model's) that
+//! reads the task file, builds the fixture and runs the check.
+
+use std::path::{Path, PathBuf};
+
+use nu_protocol::{Record, Span, Value};
+
+use super::{EvalError, Task};
+use crate::shell::{Engine, Limits, Session, SessionSeed};
+
+/// How long a setup or a check may take.
+const SUITE_STEP_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The temp root of one task run and the session that drives it.
+pub struct Fixture {
+    root: tempfile::TempDir,
+    session: Session,
+}
+
+impl Fixture {
+    /// A fresh root with `work`, `home` and `state`, and the task at `path`
+    /// read into its session as `$task`.
+    pub fn new(path: &Path) -> Result<(Fixture, Task), EvalError> {
+        let root = tempfile::Builder::new()
+            .prefix("nu-agent-eval-")
+            .tempdir()?;
+        for dir in ["work", "home", "state"] {
+            std::fs::create_dir(root.path().join(dir))?;
+        }
+        let work = root.path().join("work");
+        let seed = SessionSeed::new(&work).with_env(task_env(root.path()));
+        let fail = |message: String| EvalError::Task {
+            path: path.display().to_string(),
+            message,
+        };
+        let mut session = Session::new(Engine::standard(), seed).map_err(|d| fail(d.summary()))?;
+        let source = match path.extension().and_then(|e| e.to_str()) {
+            Some("nuon") => format!(
+                "let task = (open --raw {} | from nuon)",
+                nu_string(&path.display().to_string())
+            ),
+            _ => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| fail(format!("cannot read it: {e}")))?;
+                format!("let task = (\n{text}\n)")
+            }
+        };
+        run_ok(&mut session, &source).map_err(&fail)?;
+        let value = run_ok(&mut session, "$task").map_err(&fail)?;
+        let task = Task::from_value(path, &value)?;
+        Ok((Fixture { root, session }, task))
+    }
+
+    /// The directory the agent starts in.
+    pub fn work(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    /// The task's HOME.
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// The task's state dir (audit log, jobs).
+    pub fn state(&self) -> PathBuf {
+        self.root.path().join("state")
+    }
+
+    /// The environment the agent's session starts with.
+    pub fn env(&self) -> Vec<(String, Value)> {
+        task_env(self.root.path())
+    }
+
+    /// Build the fixture: the task's `setup`, run in `work`.
+    pub fn setup(&mut self) -> Result<(), String> {
+        let kind = run_ok(&mut self.session, "$task.setup? | describe")?;
+        let source = match kind.as_str().unwrap_or_default() {
+            "nothing" => return Ok(()),
+            "string" => run_ok(&mut self.session, "$task.setup")?
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            _ => "do $task.setup | ignore".to_string(),
+        };
+        self.in_work()?;
+        run_ok(&mut self.session, &source)
+            .map(|_| ())
+            .map_err(|e| format!("setup failed: {e}"))
+    }
+
+    /// Run the task's `check` on `result` (`{answer, data, dir, home,
+    /// events, ...}`): whether it passed and why not.
+    pub fn check(&mut self, result: Value) -> (bool, String) {
+        if let Err(e) = self.in_work() {
+            return (false, e);
+        }
+        let index = self.session.runs();
+        self.session.push_out(result);
+        let is_string = run_ok(&mut self.session, "$task.check | describe")
+            .is_ok_and(|k| k.as_str().is_ok_and(|k| k == "string"));
+        let source = if is_string {
+            match run_ok(&mut self.session, "$task.check") {
+                Ok(code) => format!("do {} $out.{index}", code.as_str().unwrap_or("{|r| false}")),
+                Err(e) => return (false, e),
+            }
+        } else {
+            format!("do $task.check $out.{index}")
+        };
+        match run_ok(&mut self.session, &source) {
+            Ok(value) => verdict(&value),
+            Err(error) => (false, format!("the check failed: {error}")),
+        }
+    }
+
+    /// Keep the root after the run (for `--keep`): its path.
+    pub fn keep(self) -> PathBuf {
+        self.root.keep()
+    }
+
+    fn in_work(&mut self) -> Result<(), String> {
+        let work = self.work();
+        self.session.set_cwd(&work).map_err(|d| d.summary())
+    }
+}
+
+/// What a check returned: `true`/`false`, or `{ok: bool, reason: string}`.
+fn verdict(value: &Value) -> (bool, String) {
+    match value {
+        Value::Bool { val, .. } => (
+            *val,
+            if *val {
+                String::new()
+            } else {
+                "the check returned false".into()
+            },
+        ),
+        Value::Record { val, .. } => {
+            let ok = matches!(val.get("ok"), Some(Value::Bool { val: true, .. }));
+            let reason = val
+                .get("reason")
+                .and_then(|r| r.coerce_string().ok())
+                .unwrap_or_else(|| {
+                    if ok {
+                        String::new()
+                    } else {
+                        "the check said no".into()
+                    }
+                });
+            (ok, reason)
+        }
+        other => (
+            false,
+            format!(
+                "the check returned {}, not a bool or {{ok, reason}}",
+                other.get_type()
+            ),
+        ),
+    }
+}
+
+/// Run `source`; its value, or its error in one line.
+fn run_ok(session: &mut Session, source: &str) -> Result<Value, String> {
+    let limits = Limits {
+        timeout: Some(SUITE_STEP_LIMIT),
+        ..Limits::default()
+    };
+    let outcome = session.run(source, &limits);
+    match outcome.error {
+        Some(error) => Err(error.summary()),
+        None => Ok(outcome.value),
+    }
+}
+
+/// The process's environment with HOME and the XDG dirs moved into `root`,
+/// so nothing a task does reaches the real home.
+fn task_env(root: &Path) -> Vec<(String, Value)> {
+    let home = root.join("home");
+    let moved = [
+        ("HOME", home.clone()),
+        ("XDG_CONFIG_HOME", home.join(".config")),
+        ("XDG_DATA_HOME", home.join(".local/share")),
+        ("XDG_STATE_HOME", home.join(".local/state")),
+        ("XDG_CACHE_HOME", home.join(".cache")),
+        ("NU_AGENT_STATE_DIR", root.join("state")),
+    ];
+    let string = |s: String| Value::string(s, Span::unknown());
+    let mut env: Vec<(String, Value)> = std::env::vars()
+        .filter(|(name, _)| !moved.iter().any(|(m, _)| m == name))
+        .filter(|(name, _)| !name.starts_with("GIT_"))
+        .map(|(name, value)| (name, string(value)))
+        .collect();
+    env.extend(
+        moved
+            .into_iter()
+            .map(|(name, path)| (name.to_string(), string(path.display().to_string()))),
+    );
+    env
+}
+
+/// `text` as a nu raw string literal.
+fn nu_string(text: &str) -> String {
+    let hashes = "#".repeat(text.matches('\'').count().min(8) + 1);
+    format!("r{hashes}'{text}'{hashes}")
+}
+
+/// The record a check receives.
+pub(super) fn check_input(fields: Vec<(&str, Value)>) -> Value {
+    let mut record = Record::new();
+    for (name, value) in fields {
+        record.push(name, value);
+    }
+    Value::record(record, Span::unknown())
+}

@@ -1,0 +1,312 @@
+//! Running one task: its fixture built, the agent run on its request in the
+//! task's directory under the configured policy, its events collected and
+//! counted, and its check asked.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::Instant,
+};
+
+use nu_protocol::{Span, Value};
+
+use super::{Approve, Fixture, Task, TaskResult, fixture::check_input};
+use crate::{
+    agent::{
+        Agent, AgentEvent, AgentOptions, BackgroundRunner, Ending, EventSink, PromptKind,
+        StepStatus, system_prompt,
+    },
+    config::AgentConfig,
+    context::{DEFAULT_TOOLS, system_context},
+    llm::ChatBackend,
+    observe::ObserveMode,
+    policy::{NonInteractive, Policy, PolicyShell, ShellOptions},
+    shell::{CancelToken, SessionSeed},
+    store::AuditLog,
+};
+
+/// What a job runner for a task's background steps is made from.
+pub struct TaskEnv<'a> {
+    pub policy: &'a Policy,
+    pub seed: &'a SessionSeed,
+    /// The task's state dir (where its jobs are recorded).
+    pub state: &'a Path,
+    pub max_output: usize,
+}
+
+/// Makes the runner of a task's `background: true` steps (the front end's
+/// job manager); without one such steps run in the foreground.
+pub type JobRunnerFactory = Box<dyn Fn(&TaskEnv) -> Option<Arc<dyn BackgroundRunner>>>;
+
+/// How the tasks of one suite run are run.
+pub struct EvalRun {
+    /// The configuration the agent runs with (policy, agent and model
+    /// settings); history is never written.
+    pub config: AgentConfig,
+    pub observe: ObserveMode,
+    /// Most model turns per task, unless the task sets its own.
+    pub max_steps: Option<usize>,
+    /// The sandbox worker binary (the front end itself).
+    pub worker_exe: Option<PathBuf>,
+    pub jobs: Option<JobRunnerFactory>,
+}
+
+impl EvalRun {
+    /// Run `task` (read into `fixture`) once with `backend`; `on_event`
+    /// sees the agent's events as they happen.
+    pub fn run_task(
+        &self,
+        fixture: &mut Fixture,
+        task: &Task,
+        run: usize,
+        backend: Box<dyn ChatBackend>,
+        on_event: Arc<dyn Fn(&AgentEvent) + Send + Sync>,
+        cancel: &CancelToken,
+    ) -> TaskResult {
+        let mut result = TaskResult {
+            task: task.name.clone(),
+            kind: task.kind.clone(),
+            tags: task.tags.clone(),
+            run,
+            ending: "not run".into(),
+            ..TaskResult::default()
+        };
+        if let Err(reason) = fixture.setup() {
+            result.reason = reason;
+            return result;
+        }
+        let work = fixture.work();
+        let seed = SessionSeed::new(&work).with_env(fixture.env());
+        let approver = Arc::new(match &task.approve {
+            Approve::Nothing => NonInteractive::default(),
+            Approve::All => NonInteractive {
+                yes: true,
+                approve: Vec::new(),
+            },
+            Approve::Matching(patterns) => NonInteractive {
+                yes: false,
+                approve: patterns.clone(),
+            },
+        });
+        let options = ShellOptions {
+            worker_exe: self.worker_exe.clone(),
+            audit: AuditLog::open(&fixture.state()).ok(),
+            ..ShellOptions::default()
+        };
+        let policy = self.config.policy.clone();
+        let shell = match PolicyShell::new(policy.clone(), seed.clone(), approver, options) {
+            Ok(shell) => shell,
+            Err(diagnostic) => {
+                result.reason = format!("no policy shell: {}", diagnostic.summary());
+                return result;
+            }
+        };
+        let mut agent_options = AgentOptions::from_config(&self.config, PromptKind::Task);
+        agent_options.observe = self.observe;
+        if let Some(steps) = task.max_steps.or(self.max_steps) {
+            agent_options.max_steps = steps.max(1);
+        }
+        let tools: Vec<String> = self
+            .config
+            .agent
+            .context_tools
+            .clone()
+            .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|t| t.to_string()).collect());
+        let context = system_context(&tools, false).prompt_text(&work);
+        let events: Arc<Mutex<Vec<AgentEvent>>> = Arc::default();
+        let collected = events.clone();
+        let sink: EventSink = Arc::new(move |event: &AgentEvent| {
+            on_event(event);
+            collected
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(event.clone());
+        });
+        let mut agent = Agent::new(
+            backend,
+            shell,
+            agent_options,
+            system_prompt(PromptKind::Task, &context),
+            sink,
+        );
+        if let Some(factory) = &self.jobs {
+            let state = fixture.state();
+            let env = TaskEnv {
+                policy: &policy,
+                seed: &seed,
+                state: &state,
+                max_output: self.config.agent.max_output,
+            };
+            if let Some(runner) = factory(&env) {
+                agent = agent.with_background(runner);
+            }
+        }
+        let started = Instant::now();
+        let ending = agent.run(&task.request, cancel);
+        result.seconds = started.elapsed().as_secs_f64();
+        let usage = agent.usage();
+        result.prompt_tokens = u64::from(usage.prompt_tokens);
+        result.prompt_evaluated = u64::from(usage.prompt_evaluated);
+        result.completion_tokens = u64::from(usage.completion_tokens);
+        result.steps = agent.steps_taken();
+        result.ending = ending.as_str().to_string();
+        let events = std::mem::take(&mut *events.lock().unwrap_or_else(|p| p.into_inner()));
+        count(&events, &mut result);
+        // The agent (and its sandbox worker) ends before the check looks.
+        drop(agent);
+        let (answer, data, error) = match ending {
+            Ending::Answered { text, data } => (
+                Value::string(text, Span::unknown()),
+                data.unwrap_or(Value::nothing(Span::unknown())),
+                Value::nothing(Span::unknown()),
+            ),
+            Ending::Failed(failure) => (
+                Value::nothing(Span::unknown()),
+                Value::nothing(Span::unknown()),
+                Value::string(failure.message, Span::unknown()),
+            ),
+            Ending::Cancelled => (
+                Value::nothing(Span::unknown()),
+                Value::nothing(Span::unknown()),
+                Value::string("cancelled", Span::unknown()),
+            ),
+        };
+        let path = |p: PathBuf| Value::string(p.display().to_string(), Span::unknown());
+        let input = check_input(vec![
+            ("answer", answer),
+            ("data", data),
+            ("dir", path(work)),
+            ("home", path(fixture.home())),
+            (
+                "events",
+                Value::list(events.iter().map(event_value).collect(), Span::unknown()),
+            ),
+            (
+                "ending",
+                Value::string(result.ending.clone(), Span::unknown()),
+            ),
+            ("error", error.clone()),
+            ("steps", Value::int(result.steps as i64, Span::unknown())),
+        ]);
+        let (success, reason) = fixture.check(input);
+        result.success = success;
+        result.reason = match (success, error.as_str()) {
+            (false, Ok(stopped)) if reason == "the check returned false" => {
+                format!("{reason} (the agent stopped: {stopped})")
+            }
+            _ => reason,
+        };
+        result
+    }
+}
+
+/// Count repairs, parse errors, approvals asked and blocked steps.
+fn count(events: &[AgentEvent], result: &mut TaskResult) {
+    for event in events {
+        match event {
+            AgentEvent::Repaired { .. } => result.repairs += 1,
+            AgentEvent::AwaitingApproval { .. } => result.approvals += 1,
+            AgentEvent::Observed { status, .. } => match status {
+                StepStatus::Unparsable => result.parse_errors += 1,
+                StepStatus::Blocked => result.blocked += 1,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+}
+
+/// An event as a record for the check: `kind` and the event's fields.
+fn event_value(event: &AgentEvent) -> Value {
+    let s = |text: &str| Value::string(text, Span::unknown());
+    let int = |n: usize| Value::int(n as i64, Span::unknown());
+    let fields: Vec<(&str, Value)> = match event {
+        AgentEvent::Thinking { step, .. } => vec![("kind", s("thinking")), ("step", int(*step))],
+        AgentEvent::Text(text) => vec![("kind", s("text")), ("text", s(text))],
+        AgentEvent::Reasoning(text) => vec![("kind", s("reasoning")), ("text", s(text))],
+        AgentEvent::Notice(text) => vec![("kind", s("notice")), ("text", s(text))],
+        AgentEvent::Proposed {
+            step,
+            pipeline,
+            verdict,
+            label,
+            ..
+        } => vec![
+            ("kind", s("proposed")),
+            ("step", int(*step)),
+            ("pipeline", s(pipeline)),
+            ("verdict", s(&format!("{verdict:?}").to_lowercase())),
+            ("label", s(label)),
+        ],
+        AgentEvent::AwaitingApproval { step, pipeline } => vec![
+            ("kind", s("approval")),
+            ("step", int(*step)),
+            ("pipeline", s(pipeline)),
+        ],
+        AgentEvent::Running { step, pipeline } => vec![
+            ("kind", s("running")),
+            ("step", int(*step)),
+            ("pipeline", s(pipeline)),
+        ],
+        AgentEvent::Observed {
+            step,
+            status,
+            out,
+            preview,
+            approved_by,
+            ..
+        } => vec![
+            ("kind", s("observed")),
+            ("step", int(*step)),
+            ("status", s(status.as_str())),
+            ("out", out.map_or(Value::nothing(Span::unknown()), &int)),
+            ("preview", s(preview)),
+            (
+                "approved_by",
+                approved_by
+                    .as_deref()
+                    .map_or(Value::nothing(Span::unknown()), s),
+            ),
+        ],
+        AgentEvent::LookedUp { step, command } => vec![
+            ("kind", s("help")),
+            ("step", int(*step)),
+            ("command", s(command)),
+        ],
+        AgentEvent::Repaired { step, message } => vec![
+            ("kind", s("repaired")),
+            ("step", int(*step)),
+            ("text", s(message)),
+        ],
+        AgentEvent::External(text) => vec![("kind", s("external")), ("text", s(text))],
+        AgentEvent::Answered { text, out } => vec![
+            ("kind", s("answered")),
+            ("text", s(text)),
+            ("out", out.map_or(Value::nothing(Span::unknown()), &int)),
+        ],
+        AgentEvent::Failed { error } => vec![("kind", s("failed")), ("text", s(error))],
+        AgentEvent::Cancelled => vec![("kind", s("cancelled"))],
+    };
+    check_input(fields)
+}
+
+/// A backend shared by the tasks of a run (a local model is loaded once).
+pub struct SharedBackend(pub Arc<Mutex<Box<dyn ChatBackend>>>);
+
+impl ChatBackend for SharedBackend {
+    fn name(&self) -> String {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).name()
+    }
+
+    fn chat(
+        &mut self,
+        request: &crate::llm::ChatRequest,
+        on_event: &mut dyn FnMut(crate::llm::ChatEvent),
+        cancel: &CancelToken,
+    ) -> Result<crate::llm::ChatTurn, crate::llm::LlmError> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .chat(request, on_event, cancel)
+    }
+}

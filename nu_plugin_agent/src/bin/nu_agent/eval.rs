@@ -1,0 +1,377 @@
+//! `nu-agent eval`: the evaluation suite. Every task in a temp dir and
+//! HOME of its own, against the scripted transcripts, the local model or an
+//! OpenAI-compatible server; progress on stderr, then a table (or JSON) of
+//! how each task went and the totals.
+
+use std::{
+    io::{IsTerminal, Write},
+    path::PathBuf,
+    process::ExitCode,
+    sync::{Arc, Mutex},
+};
+
+use agent_core::{
+    agent::{AgentEvent, BackgroundRunner},
+    config::AgentConfig,
+    eval::{EvalRun, Fixture, JobRunnerFactory, SharedBackend, Task, TaskEnv, TaskResult, Totals},
+    jobs::{JobManager, JobStore},
+    llm::{BackendKind, Catalog, ChatBackend, LocalBackend, OpenAiBackend, ScriptedBackend},
+    observe::ObserveMode,
+    shell::CancelToken,
+};
+use nu_plugin_agent::AskJobs;
+
+use crate::common::{EXIT_FAILED, EXIT_INTERRUPTED};
+
+/// Where the suite's own tasks are, relative to the repository.
+pub const DEFAULT_TASKS: &str = "tests/eval/tasks";
+
+/// Which model plays the agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EvalBackend {
+    /// The local GGUF model (`model.name`, or --model).
+    Local,
+    /// The OpenAI-compatible server of `model.url` (or --model on it).
+    Openai,
+    /// Each task's own transcript (`script`, or `wrong` with --wrong).
+    Scripted,
+}
+
+/// What `nu-agent eval` was given.
+pub struct EvalArgs {
+    pub tasks: Option<String>,
+    pub backend: Option<EvalBackend>,
+    pub model: Option<String>,
+    pub observe: ObserveMode,
+    pub repeat: usize,
+    pub json: bool,
+    pub wrong: bool,
+    pub tags: Vec<String>,
+    pub max_steps: Option<usize>,
+    pub no_grammar: bool,
+    pub keep: bool,
+}
+
+/// Run the suite; exit 0 when every run succeeded (with --wrong: when the
+/// check rejected every wrong transcript).
+pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> ExitCode {
+    let spec = args
+        .tasks
+        .clone()
+        .unwrap_or_else(|| DEFAULT_TASKS.to_string());
+    let files = match agent_core::eval::discover(&spec) {
+        Ok(files) => files,
+        Err(error) => {
+            eprintln!(
+                "nu-agent: {error}\nhelp: pass --tasks DIR|GLOB (the suite's own tasks are in {DEFAULT_TASKS} of the repository)"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let lookup = |name: &str| std::env::var_os(name);
+    let backend_kind = args.backend.unwrap_or(match config.model.backend {
+        BackendKind::Local => EvalBackend::Local,
+        BackendKind::OpenAi => EvalBackend::Openai,
+    });
+    if args.wrong && backend_kind != EvalBackend::Scripted {
+        eprintln!(
+            "nu-agent: --wrong replays the tasks' wrong transcripts: use it with --backend scripted"
+        );
+        return ExitCode::from(2);
+    }
+    let shared = match backend_kind {
+        EvalBackend::Scripted => None,
+        kind => match model_backend(kind, &args, &mut config, &lookup) {
+            Ok(backend) => Some(Arc::new(Mutex::new(backend))),
+            Err(message) => {
+                eprintln!("nu-agent: {message}\nhelp: see `nu-agent model list`");
+                return ExitCode::from(EXIT_FAILED);
+            }
+        },
+    };
+    let model = match &shared {
+        Some(backend) => backend.lock().map(|b| b.name()).unwrap_or_default(),
+        None => "scripted".to_string(),
+    };
+    config.agent.history = false;
+    let run = EvalRun {
+        config: config.clone(),
+        observe: args.observe,
+        max_steps: args.max_steps,
+        worker_exe: Some(PathBuf::from("/proc/self/exe"))
+            .filter(|p| p.exists())
+            .or_else(|| std::env::current_exe().ok()),
+        jobs: Some(job_runners(config.agent.jobs.max_running)),
+    };
+    let progress = Progress::new(files.len() * args.repeat.max(1));
+    let mut results = Vec::new();
+    let mut skipped = 0;
+    'tasks: for path in &files {
+        for repetition in 1..=args.repeat.max(1) {
+            if cancel.is_cancelled() {
+                break 'tasks;
+            }
+            let (mut fixture, task) = match Fixture::new(path) {
+                Ok(loaded) => loaded,
+                Err(error) => {
+                    progress.line(&format!("{error}"));
+                    results.push(TaskResult {
+                        task: path.display().to_string(),
+                        run: repetition,
+                        ending: "not run".into(),
+                        reason: error.to_string(),
+                        ..TaskResult::default()
+                    });
+                    continue 'tasks;
+                }
+            };
+            if !args.tags.is_empty() && !task.tags.iter().any(|t| args.tags.contains(t)) {
+                skipped += 1;
+                continue 'tasks;
+            }
+            let backend: Box<dyn ChatBackend> = match &shared {
+                Some(shared) => Box::new(SharedBackend(shared.clone())),
+                None => match transcript(&task, args.wrong) {
+                    Some(backend) => Box::new(backend),
+                    None => {
+                        skipped += 1;
+                        continue 'tasks;
+                    }
+                },
+            };
+            progress.start(&task.name);
+            let watcher = progress.clone();
+            let on_event = Arc::new(move |event: &AgentEvent| watcher.event(event));
+            let result = run.run_task(&mut fixture, &task, repetition, backend, on_event, cancel);
+            progress.finish(&result);
+            if args.keep {
+                progress.line(&format!("  kept: {}", fixture.keep().display()));
+            }
+            results.push(result);
+        }
+    }
+    let totals = Totals::of(&results);
+    let header = serde_json::json!({
+        "date": chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        "tasks": spec,
+        "backend": format!("{backend_kind:?}").to_lowercase(),
+        "model": model,
+        "observe": args.observe.as_str(),
+        "grammar": !args.no_grammar,
+        "transcript": if args.wrong { "wrong" } else { "script" },
+        "skipped": skipped,
+    });
+    print_report(&header, &results, &totals, args.json);
+    if cancel.is_cancelled() {
+        return ExitCode::from(EXIT_INTERRUPTED);
+    }
+    let all_as_expected = !results.is_empty()
+        && results.iter().all(|r| {
+            if args.wrong {
+                !r.success && r.ending != "not run"
+            } else {
+                r.success
+            }
+        });
+    if all_as_expected {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FAILED)
+    }
+}
+
+/// The model backend of the run, loaded once and shared by its tasks.
+fn model_backend(
+    kind: EvalBackend,
+    args: &EvalArgs,
+    config: &mut AgentConfig,
+    lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<Box<dyn ChatBackend>, String> {
+    let mut settings = config.model.clone().with_env(lookup);
+    settings.backend = match kind {
+        EvalBackend::Openai => BackendKind::OpenAi,
+        _ => BackendKind::Local,
+    };
+    if let Some(model) = &args.model {
+        match settings.backend {
+            BackendKind::OpenAi => settings.remote_model = Some(model.clone()),
+            BackendKind::Local => settings.name = Some(model.clone()),
+        }
+    }
+    config.model = settings.clone();
+    match settings.backend {
+        BackendKind::Local => {
+            let mut local = settings
+                .local_config(lookup, &Catalog::builtin())
+                .map_err(|e| e.to_string())?;
+            local.turn.grammar = !args.no_grammar;
+            let mut backend = LocalBackend::new(local);
+            backend.load().map_err(|e| e.to_string())?;
+            Ok(Box::new(backend))
+        }
+        BackendKind::OpenAi => {
+            if args.no_grammar {
+                return Err(
+                    "--no-grammar is for the local backend (a server samples as it does)".into(),
+                );
+            }
+            let remote = settings.openai_config(lookup).map_err(|e| e.to_string())?;
+            Ok(Box::new(OpenAiBackend::new(remote)))
+        }
+    }
+}
+
+/// The task's transcript as a scripted model; `None` when it has no wrong
+/// one and `wrong` was asked for.
+fn transcript(task: &Task, wrong: bool) -> Option<ScriptedBackend> {
+    let turns = if wrong {
+        task.wrong.as_ref()?
+    } else {
+        &task.script
+    };
+    Some(ScriptedBackend::new(turns.iter().map(|t| t.model_text())))
+}
+
+/// Background steps run as jobs recorded in the task's state dir, in a
+/// sandbox worker of this binary.
+fn job_runners(max_running: usize) -> JobRunnerFactory {
+    Box::new(move |env: &TaskEnv| {
+        let store = JobStore::open(env.state).ok()?;
+        let manager = JobManager::new(store, max_running, Box::new(|_| {}));
+        let runner: Arc<dyn BackgroundRunner> = Arc::new(AskJobs {
+            manager,
+            policy: env.policy.clone(),
+            seed: env.seed.clone(),
+            max_output: env.max_output,
+            worker_exe: Some(PathBuf::from("/proc/self/exe")).filter(|p| p.exists()),
+        });
+        Some(runner)
+    })
+}
+
+/// The table (or JSON) of the runs and the totals, on stdout.
+fn print_report(header: &serde_json::Value, results: &[TaskResult], totals: &Totals, json: bool) {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let document = serde_json::json!({
+            "run": header,
+            "results": results,
+            "totals": totals,
+        });
+        let _ = writeln!(stdout, "{document:#}");
+        return;
+    }
+    let rows: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "task": r.task,
+                "success": r.success,
+                "reason": r.reason,
+                "steps": r.steps,
+                "repairs": r.repairs,
+                "parse errors": r.parse_errors,
+                "approvals": r.approvals,
+                "blocked": r.blocked,
+                "prompt tokens": r.prompt_tokens,
+                "completion tokens": r.completion_tokens,
+                "time": format!("{:.1} s", r.seconds),
+            })
+        })
+        .collect();
+    let table = crate::common::render_json_table(&serde_json::Value::Array(rows));
+    let _ = writeln!(stdout, "{}", table.trim_end());
+    let _ = writeln!(
+        stdout,
+        "{}/{} succeeded ({:.0}%) · {} steps · {} repairs · {} parse errors · {} approvals asked · {} blocked · {} prompt + {} completion tokens (median {} per run) · {:.1} s · {} on {}, {} observations{}",
+        totals.succeeded,
+        totals.runs,
+        totals.success_rate * 100.0,
+        totals.steps,
+        totals.repairs,
+        totals.parse_errors,
+        totals.approvals,
+        totals.blocked,
+        totals.prompt_tokens,
+        totals.completion_tokens,
+        totals.median_tokens,
+        totals.seconds,
+        header["model"].as_str().unwrap_or(""),
+        header["backend"].as_str().unwrap_or(""),
+        header["observe"].as_str().unwrap_or(""),
+        if header["grammar"] == false {
+            ", no grammar"
+        } else {
+            ""
+        },
+    );
+}
+
+/// Progress over the tasks on stderr: one line per task, and on a
+/// terminal the step the running task is at.
+#[derive(Clone)]
+struct Progress {
+    total: usize,
+    done: Arc<Mutex<usize>>,
+    terminal: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        Progress {
+            total,
+            done: Arc::default(),
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn position(&self) -> String {
+        let done = *self.done.lock().unwrap_or_else(|p| p.into_inner());
+        let width = 20;
+        let filled = (done * width).checked_div(self.total).unwrap_or(0);
+        format!(
+            "[{}{}] {done}/{}",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            self.total
+        )
+    }
+
+    fn start(&self, task: &str) {
+        if self.terminal {
+            eprint!("\r\x1b[K{} {task} …", self.position());
+        }
+    }
+
+    fn event(&self, event: &AgentEvent) {
+        if self.terminal
+            && let AgentEvent::Thinking { step, .. } = event
+        {
+            eprint!(" {step}");
+        }
+    }
+
+    fn finish(&self, result: &TaskResult) {
+        *self.done.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        let verdict = if result.success {
+            "ok".to_string()
+        } else {
+            format!("FAILED: {}", result.reason)
+        };
+        let line = format!(
+            "{} {}: {verdict} ({} steps, {:.1} s)",
+            self.position(),
+            result.task,
+            result.steps,
+            result.seconds
+        );
+        self.line(&line);
+    }
+
+    fn line(&self, text: &str) {
+        if self.terminal {
+            eprint!("\r\x1b[K");
+        }
+        eprintln!("{text}");
+    }
+}
