@@ -34,6 +34,10 @@ pub struct TaskResult {
     pub completion_tokens: u64,
     /// The agent's time (setup and check excluded), in seconds.
     pub seconds: f64,
+    /// The pipelines the model proposed, in order.
+    pub pipelines: Vec<String>,
+    /// The answer's text, when it answered.
+    pub answer: Option<String>,
 }
 
 /// Sums over the runs of a suite.

@@ -200,11 +200,14 @@ impl EvalRun {
     }
 }
 
-/// Count repairs, parse errors, approvals asked and blocked steps.
+/// Count repairs, parse errors, approvals asked and blocked steps; keep
+/// the pipelines proposed and the answer.
 fn count(events: &[AgentEvent], result: &mut TaskResult) {
     for event in events {
         match event {
             AgentEvent::Repaired { .. } => result.repairs += 1,
+            AgentEvent::Proposed { pipeline, .. } => result.pipelines.push(pipeline.clone()),
+            AgentEvent::Answered { text, .. } => result.answer = Some(text.clone()),
             AgentEvent::AwaitingApproval { .. } => result.approvals += 1,
             AgentEvent::Observed { status, .. } => match status {
                 StepStatus::Unparsable => result.parse_errors += 1,
