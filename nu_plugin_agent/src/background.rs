@@ -218,6 +218,13 @@ pub struct AskJobs {
     pub max_output: usize,
     /// The sandbox worker binary (the plugin or the CLI itself).
     pub worker_exe: Option<std::path::PathBuf>,
+    /// Answers the jobs' approval requests at once (runs nobody watches,
+    /// such as `nu-agent eval`); `None`: a job waits for `agent job
+    /// approve`.
+    pub approver: Option<Arc<dyn Approver>>,
+    /// The directory of the audit log the jobs write; `None`: the state
+    /// dir's.
+    pub audit_dir: Option<std::path::PathBuf>,
 }
 
 impl AskJobs {
@@ -243,11 +250,16 @@ fn report(id: u64, pipeline: &str, outcome: JobOutcome, done: JobDoneFn) -> JobO
 impl BackgroundRunner for AskJobs {
     fn start(&self, pipeline: &str, done: JobDoneFn) -> Result<u64, String> {
         let late = Arc::new(LateApprover::default());
+        let audit = match &self.audit_dir {
+            Some(dir) => agent_core::store::AuditLog::open(dir).ok(),
+            None => PolicyShell::audit_log(&self.seed),
+        };
         let options = ShellOptions {
             worker_exe: self.worker_exe.clone(),
-            audit: PolicyShell::audit_log(&self.seed),
+            audit,
             ..ShellOptions::default()
         };
+        let fixed = self.approver.clone();
         let mut shell = PolicyShell::new(
             self.policy.clone(),
             self.seed.clone(),
@@ -260,7 +272,7 @@ impl BackgroundRunner for AskJobs {
         self.submit(
             pipeline,
             Box::new(move |job| {
-                late.set(job.approver.clone() as Arc<dyn Approver>);
+                late.set(fixed.unwrap_or_else(|| job.approver.clone() as Arc<dyn Approver>));
                 let ran = shell.run(&source, &limits, &job.cancel);
                 report(job.id, &source, outcome_of_run(ran.outcome), done)
             }),
@@ -269,10 +281,12 @@ impl BackgroundRunner for AskJobs {
 
     fn adopt(&self, pipeline: &str, step: HandedOver, done: JobDoneFn) -> Result<u64, String> {
         let source = pipeline.to_string();
+        let fixed = self.approver.clone();
         self.submit(
             pipeline,
             Box::new(move |job| {
-                let outcome = step(&job.cancel, job.approver.as_ref());
+                let approver = fixed.unwrap_or_else(|| job.approver.clone() as Arc<dyn Approver>);
+                let outcome = step(&job.cancel, approver.as_ref());
                 report(job.id, &source, outcome_of_run(outcome), done)
             }),
         )

@@ -214,3 +214,32 @@ fn raw_observations_are_nu_s_table_text() {
         "raw {raw} compact {compact}"
     );
 }
+
+#[test]
+fn a_task_past_its_time_limit_is_cancelled_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("slow.nu"),
+        r#"{
+    name: "slow"
+    request: "wait"
+    check: {|r| {ok: ($r.ending == "answered"), reason: $r.error} }
+    script: [ {nu: "sleep 30sec; 1", why: "wait"}, {answer: "done"} ]
+}"#,
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (code, report) = eval(&[
+        "--backend",
+        "scripted",
+        "--task-timeout",
+        "2s",
+        "--tasks",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let run = &results(&report)[0];
+    assert_eq!(run["ending"], "timed out", "{run}");
+    assert_eq!(run["reason"], "timed out after 2 s", "{run}");
+    assert_eq!(code, 1);
+}

@@ -5,7 +5,7 @@
 use std::{
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use nu_protocol::{Span, Value};
@@ -20,7 +20,7 @@ use crate::{
     context::{DEFAULT_TOOLS, system_context},
     llm::ChatBackend,
     observe::ObserveMode,
-    policy::{NonInteractive, Policy, PolicyShell, ShellOptions},
+    policy::{Approver, NonInteractive, Policy, PolicyShell, ShellOptions},
     shell::{CancelToken, SessionSeed},
     store::AuditLog,
 };
@@ -29,9 +29,11 @@ use crate::{
 pub struct TaskEnv<'a> {
     pub policy: &'a Policy,
     pub seed: &'a SessionSeed,
-    /// The task's state dir (where its jobs are recorded).
+    /// The task's state dir (where its jobs and audit log are).
     pub state: &'a Path,
     pub max_output: usize,
+    /// The task's approver: a job asks it, as a foreground step does.
+    pub approver: Arc<dyn Approver>,
 }
 
 /// Makes the runner of a task's `background: true` steps (the front end's
@@ -49,6 +51,9 @@ pub struct EvalRun {
     /// The sandbox worker binary (the front end itself).
     pub worker_exe: Option<PathBuf>,
     pub jobs: Option<JobRunnerFactory>,
+    /// Wall-clock limit of one task's agent run; past it the task is
+    /// cancelled and fails as timed out.
+    pub task_timeout: Duration,
 }
 
 impl EvalRun {
@@ -94,7 +99,8 @@ impl EvalRun {
             ..ShellOptions::default()
         };
         let policy = self.config.policy.clone();
-        let shell = match PolicyShell::new(policy.clone(), seed.clone(), approver, options) {
+        let shell = match PolicyShell::new(policy.clone(), seed.clone(), approver.clone(), options)
+        {
             Ok(shell) => shell,
             Err(diagnostic) => {
                 result.reason = format!("no policy shell: {}", diagnostic.summary());
@@ -136,20 +142,53 @@ impl EvalRun {
                 seed: &seed,
                 state: &state,
                 max_output: self.config.agent.max_output,
+                approver: approver.clone(),
             };
             if let Some(runner) = factory(&env) {
                 agent = agent.with_background(runner);
             }
         }
         let started = Instant::now();
-        let ending = agent.run(&task.request, cancel);
+        let task_cancel = CancelToken::new();
+        let timed_out = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ending = std::thread::scope(|scope| {
+            let finished = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let watch = {
+                let (finished, timed_out, task_cancel) =
+                    (finished.clone(), timed_out.clone(), task_cancel.clone());
+                let deadline = started + self.task_timeout;
+                scope.spawn(move || {
+                    while !finished.load(std::sync::atomic::Ordering::SeqCst) {
+                        if Instant::now() >= deadline {
+                            timed_out.store(true, std::sync::atomic::Ordering::SeqCst);
+                            task_cancel.cancel();
+                            return;
+                        }
+                        if cancel.is_cancelled() {
+                            task_cancel.cancel();
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                })
+            };
+            let ending = agent.run(&task.request, &task_cancel);
+            finished.store(true, std::sync::atomic::Ordering::SeqCst);
+            let _ = watch.join();
+            ending
+        });
         result.seconds = started.elapsed().as_secs_f64();
+        let timed_out = timed_out.load(std::sync::atomic::Ordering::SeqCst);
         let usage = agent.usage();
         result.prompt_tokens = u64::from(usage.prompt_tokens);
         result.prompt_evaluated = u64::from(usage.prompt_evaluated);
         result.completion_tokens = u64::from(usage.completion_tokens);
         result.steps = agent.steps_taken();
-        result.ending = ending.as_str().to_string();
+        result.ending = if timed_out {
+            "timed out".to_string()
+        } else {
+            ending.as_str().to_string()
+        };
         let events = std::mem::take(&mut *events.lock().unwrap_or_else(|p| p.into_inner()));
         count(&events, &mut result);
         // The agent (and its sandbox worker) ends before the check looks.
@@ -168,7 +207,14 @@ impl EvalRun {
             Ending::Cancelled => (
                 Value::nothing(Span::unknown()),
                 Value::nothing(Span::unknown()),
-                Value::string("cancelled", Span::unknown()),
+                Value::string(
+                    if timed_out {
+                        format!("timed out after {} s", self.task_timeout.as_secs())
+                    } else {
+                        "cancelled".to_string()
+                    },
+                    Span::unknown(),
+                ),
             ),
         };
         let path = |p: PathBuf| Value::string(p.display().to_string(), Span::unknown());

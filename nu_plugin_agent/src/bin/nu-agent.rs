@@ -176,6 +176,10 @@ enum Command {
         /// Keep each task's temp dir and print where it is.
         #[arg(long)]
         keep: bool,
+        /// Most time one task's agent run may take, e.g. 90s or 10m; past
+        /// it the task is cancelled and fails as timed out.
+        #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+        task_timeout: Duration,
         /// Print one JSON document: {run, results, totals}.
         #[arg(long)]
         json: bool,
@@ -463,6 +467,7 @@ fn main() -> ExitCode {
             no_grammar,
             wrong,
             keep,
+            task_timeout,
             json,
         } => {
             let args = eval::EvalArgs {
@@ -480,6 +485,7 @@ fn main() -> ExitCode {
                 max_steps,
                 no_grammar,
                 keep,
+                task_timeout,
             };
             eval::eval(args, config, &cancel_on_ctrl_c())
         }

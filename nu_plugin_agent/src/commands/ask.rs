@@ -233,6 +233,8 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
             seed: job_seed,
             max_output: job_max_output,
             worker_exe: super::run::sandbox_worker(),
+            approver: None,
+            audit_dir: None,
         }));
         let (cancel, _interrupt) = cancel_on_interrupt(engine)?;
         let ending = agent.run(&text, &cancel);

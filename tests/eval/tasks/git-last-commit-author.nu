@@ -29,13 +29,17 @@
         do $commit "Bea Novak" "2024-03-05T16:45:00+00:00" "Ignore build output"
     }
     check: {|r|
-        let author = ^git log -1 --format=%an | str trim
+        let author = ^git log -1 --format=%an | str trim | str downcase
         let answer = $r.answer | default "" | str downcase
-        if not ($answer | str contains ($author | split words | first | str downcase)) {
+        let at = $answer | str index-of ($author | split words | first)
+        if $at < 0 {
             return {ok: false, reason: $"the answer does not name ($author): ($r.answer)"}
         }
-        if ($answer =~ "ann|carlos") {
-            return {ok: false, reason: $"the answer also names another author: ($r.answer)"}
+        # Other authors may be mentioned, but after the one who made it.
+        let others = ^git log --format=%an | lines | uniq | str downcase | where $it != $author
+        let before = $others | where {|o| let i = $answer | str index-of ($o | split words | first); $i >= 0 and $i < $at }
+        if ($before | is-not-empty) {
+            return {ok: false, reason: $"the answer names ($before | str join ', ') first: ($r.answer)"}
         }
         true
     }

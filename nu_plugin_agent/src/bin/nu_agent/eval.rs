@@ -50,6 +50,7 @@ pub struct EvalArgs {
     pub max_steps: Option<usize>,
     pub no_grammar: bool,
     pub keep: bool,
+    pub task_timeout: std::time::Duration,
 }
 
 /// Run the suite; exit 0 when every run succeeded (with --wrong: when the
@@ -102,6 +103,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
             .filter(|p| p.exists())
             .or_else(|| std::env::current_exe().ok()),
         jobs: Some(job_runners(config.agent.jobs.max_running)),
+        task_timeout: args.task_timeout,
     };
     let progress = Progress::new(files.len() * args.repeat.max(1));
     let mut results = Vec::new();
@@ -244,6 +246,8 @@ fn job_runners(max_running: usize) -> JobRunnerFactory {
             seed: env.seed.clone(),
             max_output: env.max_output,
             worker_exe: Some(PathBuf::from("/proc/self/exe")).filter(|p| p.exists()),
+            approver: Some(env.approver.clone()),
+            audit_dir: Some(env.state.to_path_buf()),
         });
         Some(runner)
     })

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The tables and the plot of nu-scripts/eval-models.sh.
+
+    eval_tables.py OUT_DIR [PLOT.png]
+
+Reads OUT_DIR/runs.txt (one run name per line) and OUT_DIR/NAME.json (the
+reports of `nu-agent eval --json`); prints markdown tables on stdout; draws
+PLOT.png with gnuplot (installed from Debian when missing and possible).
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+out, plot = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
+names = [n.strip() for n in open(os.path.join(out, "runs.txt")) if n.strip()]
+reports = {}
+for name in names:
+    try:
+        reports[name] = json.load(open(os.path.join(out, f"{name}.json")))
+    except (OSError, ValueError) as error:
+        print(f"eval_tables: {name}: no report ({error})", file=sys.stderr)
+names = [n for n in names if n in reports]
+if not names:
+    sys.exit("eval_tables: no reports")
+
+
+def label(name):
+    run = reports[name]["run"]
+    model = "SmolLM2-135M" if "smollm2" in name else "Gemma 3 270M" if "gemma3" in name else run["model"]
+    where = "llama-cpp-python server" if run["backend"] == "openai" else "local"
+    return model, where, run["observe"], "on" if run["grammar"] and run["backend"] == "local" else ("n/a" if run["backend"] == "openai" else "off")
+
+
+def tokens(result):
+    return result["prompt_tokens"] + result["completion_tokens"]
+
+
+first = reports[names[0]]["run"]
+tasks = [r["task"] for r in reports[names[0]]["results"]]
+print(f"{len(tasks)} tasks of `{first['tasks']}`, one run each, {first['date']}; "
+      f"greedy, at most {os.environ.get('EVAL_MAX_STEPS', '6')} model turns per task.\n")
+print("| model | backend | observations | grammar | success | steps | repairs | parse errors | approvals asked | blocked | median tokens per task | time |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for name in names:
+    t = reports[name]["totals"]
+    model, where, observe, grammar = label(name)
+    print(f"| {model} | {where} | {observe} | {grammar} | **{t['succeeded']}/{t['runs']}** | {t['steps']} | "
+          f"{t['repairs']} | {t['parse_errors']} | {t['approvals']} | {t['blocked']} | {t['median_tokens']:,} | {t['seconds']:.0f} s |")
+
+# Compact against raw on the same model, backend and grammar.
+pairs = [(n, n.replace("-compact", "-raw")) for n in names if "-compact" in n and n.replace("-compact", "-raw") in reports]
+if pairs:
+    print("\n| model | backend | grammar | median tokens per task, compact | raw | compact/raw | success compact | raw |")
+    print("|---|---|---|---|---|---|---|---|")
+    for compact, raw in pairs:
+        model, where, _, grammar = label(compact)
+        c = statistics.median(tokens(r) for r in reports[compact]["results"])
+        r = statistics.median(tokens(r) for r in reports[raw]["results"])
+        tc, tr = reports[compact]["totals"], reports[raw]["totals"]
+        ratio = f"{c / r:.2f}×" if r else "–"
+        print(f"| {model} | {where} | {grammar} | {c:,.0f} | {r:,.0f} | {ratio} | {tc['succeeded']}/{tc['runs']} | {tr['succeeded']}/{tr['runs']} |")
+
+print("\n<details><summary>Success per task</summary>\n")
+print("| task | kind | " + " | ".join(names) + " |")
+print("|---|---|" + "---|" * len(names))
+for task in tasks:
+    cells = []
+    kind = ""
+    for name in names:
+        result = next((r for r in reports[name]["results"] if r["task"] == task), None)
+        if result is None:
+            cells.append("–")
+            continue
+        kind = result["kind"]
+        cells.append("✓" if result["success"] else "✗")
+    print(f"| {task} | {kind} | " + " | ".join(cells) + " |")
+print("\n</details>")
+
+if not plot:
+    sys.exit(0)
+if not shutil.which("gnuplot"):
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run(["apt-get", "install", "-y", "-qq", "gnuplot-nox"], stdout=subprocess.DEVNULL, check=False)
+    if not shutil.which("gnuplot"):
+        print("eval_tables: no gnuplot, no plot", file=sys.stderr)
+        sys.exit(0)
+
+# One data row per task: tokens and success for each compact/raw pair.
+data = os.path.join(out, "plot.dat")
+with open(data, "w") as f:
+    for i, task in enumerate(tasks):
+        row = [str(i), task]
+        for compact, raw in pairs:
+            for name in (compact, raw):
+                result = next((r for r in reports[name]["results"] if r["task"] == task), None)
+                row += [str(tokens(result)) if result else "NaN", "1" if result and result["success"] else "0"]
+        f.write(" ".join(row) + "\n")
+series_tokens, series_success = [], []
+for k, (compact, raw) in enumerate(pairs):
+    model, where, _, grammar = label(compact)
+    title = f"{model}{' (server)' if where != 'local' else ''}{'' if grammar != 'off' else ', no grammar'}"
+    base = 3 + 4 * k
+    series_tokens.append(f"'{data}' using 1:{base} with linespoints lc {k + 1} pt 7 title '{title}, compact'")
+    series_tokens.append(f"'{data}' using 1:{base + 2} with linespoints lc {k + 1} pt 6 dt 2 title '{title}, raw'")
+    series_success.append(f"'{data}' using 1:{base + 1} with points lc {k + 1} pt 7 title '{title}, compact'")
+    series_success.append(f"'{data}' using 1:($" + str(base + 3) + f"-0.1) with points lc {k + 1} pt 6 title '{title}, raw'")
+os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
+script = f"""
+set terminal pngcairo size 1400,900 font ',9'
+set output '{os.path.abspath(plot)}'
+set multiplot layout 2,1 title 'nu-agent eval: {len(tasks)} tasks, compact vs raw observations ({first['date']})'
+set key outside right
+set xrange [-1:{len(tasks)}]
+set xtics rotate by 60 right ({', '.join(f'"{t}" {i}' for i, t in enumerate(tasks))})
+set ylabel 'tokens (prompt + completion)'
+set logscale y
+plot {', '.join(series_tokens)}
+unset logscale y
+set ylabel 'success (1 = solved)'
+set yrange [-0.3:1.3]
+set ytics (0, 1)
+plot {', '.join(series_success)}
+unset multiplot
+"""
+subprocess.run(["gnuplot"], input=script, text=True, check=True)
+print(f"eval_tables: plot in {plot}", file=sys.stderr)
