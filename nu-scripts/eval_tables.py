@@ -127,3 +127,4 @@ unset multiplot
 """
 subprocess.run(["gnuplot"], input=script, text=True, check=True)
 print(f"eval_tables: plot in {plot}", file=sys.stderr)
+print(f"\n![Tokens and success per task, compact vs raw observations]({plot})")

@@ -227,3 +227,41 @@ fn an_approved_sudo_gets_the_password_on_stdin() {
     // The password is never in the audit trail the shell keeps.
     assert!(!format!("{:?}", ran.decision).contains("hunter2"));
 }
+
+#[test]
+fn home_is_the_session_s_not_the_process_s() {
+    // The sandbox worker's environment is the session's, so `~` there is
+    // the session's HOME: the policy must protect that one too.
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), "key").unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let seed = SessionSeed::new(&work).with_env(vec![
+        (
+            "PATH".into(),
+            Value::string(std::env::var("PATH").unwrap_or_default(), Span::unknown()),
+        ),
+        (
+            "HOME".into(),
+            Value::string(home.display().to_string(), Span::unknown()),
+        ),
+    ]);
+    let policy = Policy {
+        sandbox: SandboxMode::Off,
+        ..Policy::default()
+    };
+    let shell =
+        PolicyShell::new(policy, seed, Scripted::new(vec![]), ShellOptions::default()).unwrap();
+    let key = home.join(".ssh/id_ed25519");
+    let (_, decision) = shell.check(&format!("rm '{}'", key.display()));
+    assert_eq!(decision.verdict, Verdict::Block, "{:?}", decision.rows);
+    assert!(
+        decision
+            .deciding_rows()
+            .any(|row| row.reason.contains(".ssh")),
+        "{:?}",
+        decision.rows
+    );
+}

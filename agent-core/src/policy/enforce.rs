@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails, PathFacts, Policy, Row,
-    Step, Verdict, guarded_engine, label, plan_in,
+    Step, UserDirs, Verdict, guarded_engine, label, plan_in,
     sandbox::{self, SandboxMode, SandboxSpec},
 };
 use crate::{
@@ -244,7 +244,7 @@ impl PolicyShell {
             && policy.sandbox != SandboxMode::Off
             && options.worker_exe.is_some()
             && sandbox::probe().can_sandbox();
-        let facts = facts_for(&policy, &seed.cwd);
+        let facts = facts_in(&policy, &seed.cwd, &UserDirs::of_env(&seed.env));
         let rails = Guardrails::new(
             policy.clone(),
             facts,
@@ -438,7 +438,7 @@ impl PolicyShell {
 
     /// The static layer alone: plan and verdict, nothing runs.
     pub fn check(&self, pipeline: &str) -> (Option<super::Plan>, Decision) {
-        let facts = facts_for(&self.policy, &self.cwd());
+        let facts = facts_in(&self.policy, &self.cwd(), &UserDirs::of_env(&self.seed.env));
         match plan_in(self.session.engine_state(), pipeline, &self.cwd()) {
             Ok(plan) => {
                 let decision = self.rails.with_judge(&facts, |judge| judge.decide(&plan));
@@ -572,7 +572,7 @@ impl PolicyShell {
                 return self.not_run(pipeline, decision, diagnostic);
             }
             Verdict::Confirm => {
-                let facts = facts_for(&self.policy, &self.cwd());
+                let facts = facts_in(&self.policy, &self.cwd(), &UserDirs::of_env(&self.seed.env));
                 let confirm: Vec<(&Step, &Row)> = plan
                     .steps
                     .iter()
@@ -791,17 +791,18 @@ impl PolicyShell {
     /// approved network step; protected trees (and `.git`, unless a git
     /// command was approved) read-only.
     fn sandbox_for(&self, cwd: &std::path::Path, approved: &[Step]) -> SandboxSpec {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let user = UserDirs::of_env(&self.seed.env);
+        let home = user.get("HOME");
         let mut writable = self.policy.writable_roots(cwd, home.as_deref());
         if self.policy.trash
-            && let Some(trash) = trash_dir(home.as_deref())
+            && let Some(trash) = trash_dir(&user)
             && std::fs::create_dir_all(&trash).is_ok()
         {
             // `rm` moves files to the trash: the trash must be writable.
             writable.push(trash);
         }
         writable.retain(|p| p.exists());
-        let facts = facts_for(&self.policy, cwd);
+        let facts = facts_in(&self.policy, cwd, &user);
         let mut network = self.policy.network;
         for step in approved {
             if step.category == super::Category::Network {
@@ -942,21 +943,25 @@ fn hook_row(verdict: Verdict, reason: &str) -> Row {
 }
 
 /// The user's trash (`$XDG_DATA_HOME/Trash`), where `rm` moves files.
-fn trash_dir(home: Option<&std::path::Path>) -> Option<PathBuf> {
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| home.map(|h| h.join(".local/share")))?;
+fn trash_dir(user: &UserDirs) -> Option<PathBuf> {
+    let data = user
+        .get("XDG_DATA_HOME")
+        .or_else(|| user.get("HOME").map(|h| h.join(".local/share")))?;
     Some(data.join("Trash"))
 }
 
-/// The path facts of a session in `cwd` under `policy`.
+/// The path facts of a session in `cwd` under `policy`, for this
+/// process's user.
 pub fn facts_for(policy: &Policy, cwd: &std::path::Path) -> PathFacts {
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
+    facts_in(policy, cwd, &UserDirs::of_process())
+}
+
+/// The path facts of a session in `cwd` under `policy`, for the user whose
+/// directories `user` names.
+fn facts_in(policy: &Policy, cwd: &std::path::Path, user: &UserDirs) -> PathFacts {
+    let home = user.get("HOME");
     let writable = policy.writable_roots(cwd, home.as_deref());
-    PathFacts::for_user(cwd.to_path_buf(), &writable, &policy.protect)
+    PathFacts::for_user_in(cwd.to_path_buf(), &writable, &policy.protect, user)
 }
 
 /// PATH as the caller gave it (the trusted one).

@@ -39,7 +39,7 @@ pub use guard::{
     BLOCKED_BEFORE_RUN_HELP, BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent, Guardrails,
     NOT_APPROVED_HELP, guarded_engine, label,
 };
-pub use paths::{PathFacts, ReadJudgement, WriteJudgement};
+pub use paths::{PathFacts, ReadJudgement, UserDirs, WriteJudgement};
 pub use pattern::{Pattern, PatternError};
 pub use plan::{Plan, plan, plan_in};
 pub use rules::{Mode, POLICY_KEYS, Policy, PolicyError};

@@ -5,7 +5,65 @@
 //! `.`/`..` resolved without touching the disk), and the same path with
 //! symlinks resolved as far as it exists.
 
-use std::path::{Component, Path, PathBuf};
+use std::{
+    ffi::OsString,
+    path::{Component, Path, PathBuf},
+};
+
+/// The variables that say where a user's directories are.
+const USER_VARS: &[&str] = &[
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "NU_AGENT_STATE_DIR",
+];
+
+/// Where the user's directories are (`HOME`, the XDG dirs, the agent's
+/// state dir), as one environment says: this process's, or a session's
+/// (the sandbox worker's own environment is the session's, so the parent
+/// must judge `~` by the same one).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UserDirs(Vec<(String, OsString)>);
+
+impl UserDirs {
+    /// This process's.
+    pub fn of_process() -> UserDirs {
+        UserDirs::from_lookup(|name| std::env::var_os(name))
+    }
+
+    /// A session's, from its environment; this process's when it names no
+    /// `HOME` (then it says nothing of the others either).
+    pub fn of_env(env: &[(String, nu_protocol::Value)]) -> UserDirs {
+        let lookup = |name: &str| {
+            env.iter()
+                .find(|(k, _)| k == name)
+                .and_then(|(_, v)| v.as_str().ok().map(OsString::from))
+        };
+        if lookup("HOME").is_some_and(|h| !h.is_empty()) {
+            UserDirs::from_lookup(lookup)
+        } else {
+            UserDirs::of_process()
+        }
+    }
+
+    fn from_lookup(lookup: impl Fn(&str) -> Option<OsString>) -> UserDirs {
+        UserDirs(
+            USER_VARS
+                .iter()
+                .filter_map(|name| Some((name.to_string(), lookup(name)?)))
+                .collect(),
+        )
+    }
+
+    /// The directory `name` holds, when set and not empty.
+    pub fn get(&self, name: &str) -> Option<PathBuf> {
+        self.0
+            .iter()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| PathBuf::from(v))
+    }
+}
 
 /// System trees that the agent never writes or deletes into.
 const SYSTEM_TREES: &[&str] = &[
@@ -181,22 +239,28 @@ impl PathFacts {
     /// Facts for this process's user: `HOME`, XDG config dir, the state dir
     /// the agent uses (`NU_AGENT_STATE_DIR` or the XDG default).
     pub fn for_user(cwd: PathBuf, writable: &[PathBuf], protect: &[String]) -> PathFacts {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
+        PathFacts::for_user_in(cwd, writable, protect, &UserDirs::of_process())
+    }
+
+    /// Facts for the user whose directories `user` names (a session's
+    /// `HOME` and XDG dirs, which a caller may set apart from this
+    /// process's).
+    pub fn for_user_in(
+        cwd: PathBuf,
+        writable: &[PathBuf],
+        protect: &[String],
+        user: &UserDirs,
+    ) -> PathFacts {
+        let home = user.get("HOME");
         let mut config_dirs = crate::shell::Engine::standard().nu_dirs();
-        if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
-            config_dirs.push(PathBuf::from(xdg).join("nushell"));
+        if let Some(xdg) = user.get("XDG_CONFIG_HOME") {
+            config_dirs.push(xdg.join("nushell"));
         }
-        for var in ["NU_AGENT_STATE_DIR", "XDG_STATE_HOME"] {
-            if let Some(dir) = std::env::var_os(var).filter(|x| !x.is_empty()) {
-                let dir = PathBuf::from(dir);
-                config_dirs.push(if var == "XDG_STATE_HOME" {
-                    dir.join("nu-agent")
-                } else {
-                    dir
-                });
-            }
+        if let Some(dir) = user.get("NU_AGENT_STATE_DIR") {
+            config_dirs.push(dir);
+        }
+        if let Some(dir) = user.get("XDG_STATE_HOME") {
+            config_dirs.push(dir.join("nu-agent"));
         }
         PathFacts::new(cwd, home, writable, protect, &config_dirs)
     }
