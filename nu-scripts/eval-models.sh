@@ -9,7 +9,9 @@
 #   nu-scripts/eval-models.sh
 #
 # Settings (environment): EVAL_MODELS (smollm2,gemma3), EVAL_SERVER (1: also
-# the server runs), EVAL_MAX_STEPS (6), EVAL_TASKS (tests/eval/tasks),
+# the server runs), EVAL_RUNS (which runs, in order; see RUNS below),
+# EVAL_RESUME (1: keep the reports of runs already made), EVAL_AGENT (a
+# nu-agent binary to use instead of building one), EVAL_MAX_STEPS (6), EVAL_TASKS (tests/eval/tasks),
 # EVAL_OUT (where the JSON reports and the plot go; default
 # $CARGO_TARGET_DIR/eval), EVAL_PLOT (docs/eval.png; empty: no plot),
 # EVAL_TASK_TIMEOUT (3m: a task still running then fails as timed out).
@@ -26,9 +28,12 @@ mkdir -p "$OUT"
 
 log() { echo "eval-models: $*" >&2; }
 
-log "building (release)"
-cargo build --release --quiet -p nu_plugin_agent --bin nu-agent
-AGENT="$CARGO_TARGET_DIR/release/nu-agent"
+AGENT="${EVAL_AGENT:-}"
+if [ -z "$AGENT" ]; then
+  log "building (release)"
+  cargo build --release --quiet -p nu_plugin_agent --bin nu-agent
+  AGENT="$CARGO_TARGET_DIR/release/nu-agent"
+fi
 SMOLLM2="$(bash nu-scripts/fetch-test-model.sh)"
 GEMMA3=""
 case "${EVAL_MODELS:-smollm2,gemma3}" in
@@ -57,23 +62,12 @@ run() {
     >"$OUT/$name.json" || [ $? -eq 1 ]
 }
 
-: >"$OUT/runs.txt"
-local_runs() {
-  local model="$1" path="$2"
-  for observe in compact raw; do
-    run "$model-$observe" --backend local --model "$path" --observe "$observe"
-    echo "$model-$observe" >>"$OUT/runs.txt"
-  done
-  run "$model-compact-nogrammar" --backend local --model "$path" --no-grammar
-  echo "$model-compact-nogrammar" >>"$OUT/runs.txt"
-  run "$model-raw-nogrammar" --backend local --model "$path" --observe raw --no-grammar
-  echo "$model-raw-nogrammar" >>"$OUT/runs.txt"
-}
-
-case "${EVAL_MODELS:-smollm2,gemma3}" in *smollm2*) local_runs smollm2 "$SMOLLM2" ;; esac
-[ -n "$GEMMA3" ] && local_runs gemma3 "$GEMMA3"
-
-if [ "${EVAL_SERVER:-1}" = 1 ]; then
+# The runs, most telling first: NAME = MODEL-OBSERVE[-nogrammar] on the
+# local backend, or server-smollm2-OBSERVE on llama-cpp-python's server.
+RUNS="${EVAL_RUNS:-smollm2-compact smollm2-raw gemma3-compact gemma3-raw smollm2-compact-nogrammar gemma3-compact-nogrammar server-smollm2-compact server-smollm2-raw smollm2-raw-nogrammar gemma3-raw-nogrammar}"
+SERVER=""
+start_server() {
+  [ -n "$SERVER" ] && return
   PYTHON="$(bash nu-scripts/install-llama-cpp-python.sh)"
   PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
   log "starting llama-cpp-python's server on port $PORT"
@@ -91,11 +85,35 @@ for _ in range(240):
     except Exception:
         time.sleep(0.5)
 PY
-  for observe in compact raw; do
+}
+
+# EVAL_RESUME=1 keeps the reports already in $OUT (a run cut short goes on).
+[ "${EVAL_RESUME:-0}" = 1 ] || : >"$OUT/runs.txt"
+touch "$OUT/runs.txt"
+for name in $RUNS; do
+  if [ "${EVAL_RESUME:-0}" = 1 ] && grep -qx "$name" "$OUT/runs.txt"; then
+    log "$name: kept from an earlier run"
+    continue
+  fi
+  observe=compact
+  case "$name" in *-raw*) observe=raw ;; esac
+  grammar=()
+  case "$name" in *-nogrammar) grammar=(--no-grammar) ;; esac
+  case "$name" in
+  server-*)
+    [ "${EVAL_SERVER:-1}" = 1 ] || continue
+    start_server
     NU_AGENT_BACKEND_URL="http://127.0.0.1:$PORT/v1" \
-      run "server-smollm2-$observe" --backend openai --model smollm2 --observe "$observe"
-    echo "server-smollm2-$observe" >>"$OUT/runs.txt"
-  done
-fi
+      run "$name" --backend openai --model smollm2 --observe "$observe"
+    ;;
+  smollm2-*) run "$name" --backend local --model "$SMOLLM2" --observe "$observe" "${grammar[@]}" ;;
+  gemma3-*)
+    [ -n "$GEMMA3" ] || continue
+    run "$name" --backend local --model "$GEMMA3" --observe "$observe" "${grammar[@]}"
+    ;;
+  *) log "unknown run $name" && exit 2 ;;
+  esac
+  echo "$name" >>"$OUT/runs.txt"
+done
 
 python3 nu-scripts/eval_tables.py "$OUT" "$PLOT"
