@@ -63,8 +63,10 @@ run() {
 }
 
 # The runs, most telling first: NAME = MODEL-OBSERVE[-nogrammar] on the
-# local backend, or server-smollm2-OBSERVE on llama-cpp-python's server.
-RUNS="${EVAL_RUNS:-smollm2-compact smollm2-raw gemma3-compact gemma3-raw smollm2-compact-nogrammar gemma3-compact-nogrammar server-smollm2-compact server-smollm2-raw smollm2-raw-nogrammar gemma3-raw-nogrammar}"
+# local backend, server-smollm2-OBSERVE on llama-cpp-python's server, or
+# scripted-OBSERVE (the tasks' own transcripts: what the same steps cost in
+# tokens, compact against raw).
+RUNS="${EVAL_RUNS:-scripted-compact scripted-raw smollm2-compact smollm2-raw gemma3-compact gemma3-raw smollm2-compact-nogrammar gemma3-compact-nogrammar server-smollm2-compact server-smollm2-raw smollm2-raw-nogrammar gemma3-raw-nogrammar}"
 SERVER=""
 start_server() {
   [ -n "$SERVER" ] && return
@@ -106,6 +108,7 @@ for name in $RUNS; do
     NU_AGENT_BACKEND_URL="http://127.0.0.1:$PORT/v1" \
       run "$name" --backend openai --model smollm2 --observe "$observe"
     ;;
+  scripted-*) run "$name" --backend scripted --observe "$observe" ;;
   smollm2-*) run "$name" --backend local --model "$SMOLLM2" --observe "$observe" "${grammar[@]}" ;;
   gemma3-*)
     [ -n "$GEMMA3" ] || continue

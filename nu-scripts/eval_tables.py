@@ -30,6 +30,8 @@ if not names:
 def label(name):
     run = reports[name]["run"]
     model = "SmolLM2-135M" if "smollm2" in name else "Gemma 3 270M" if "gemma3" in name else run["model"]
+    if run["backend"] == "scripted":
+        return "the tasks' transcripts", "scripted", run["observe"], "n/a"
     where = "llama-cpp-python server" if run["backend"] == "openai" else "local"
     return model, where, run["observe"], "on" if run["grammar"] and run["backend"] == "local" else ("n/a" if run["backend"] == "openai" else "off")
 
