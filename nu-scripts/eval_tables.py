@@ -46,24 +46,39 @@ print(f"{len(tasks)} tasks of `{first['tasks']}`, one run each, {first['date']};
       f"greedy, at most {os.environ.get('EVAL_MAX_STEPS', '6')} model turns per task.\n")
 print("| model | backend | observations | grammar | success | steps | repairs | parse errors | approvals asked | blocked | median tokens per task | time |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+def median_tokens(t):
+    # A server that sends no usage (llama-cpp-python's stream) reports 0.
+    return f"{t['median_tokens']:,}" if t["prompt_tokens"] + t["completion_tokens"] else "– (not reported)"
+
+
 for name in names:
     t = reports[name]["totals"]
     model, where, observe, grammar = label(name)
     print(f"| {model} | {where} | {observe} | {grammar} | **{t['succeeded']}/{t['runs']}** | {t['steps']} | "
-          f"{t['repairs']} | {t['parse_errors']} | {t['approvals']} | {t['blocked']} | {t['median_tokens']:,} | {t['seconds']:.0f} s |")
+          f"{t['repairs']} | {t['parse_errors']} | {t['approvals']} | {t['blocked']} | {median_tokens(t)} | {t['seconds']:.0f} s |")
+
+if any(reports[n]["run"]["backend"] == "scripted" for n in names):
+    print("\nTokens are the model's own for the local runs; the scripted runs (the tasks' transcripts) estimate "
+          "4 characters per token; llama-cpp-python's server does not report usage when streaming.")
 
 # Compact against raw on the same model, backend and grammar.
 pairs = [(n, n.replace("-compact", "-raw")) for n in names if "-compact" in n and n.replace("-compact", "-raw") in reports]
 if pairs:
-    print("\n| model | backend | grammar | median tokens per task, compact | raw | compact/raw | success compact | raw |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| model | backend | grammar | median tokens per task, compact | raw | compact/raw | all tasks, compact | raw | compact/raw | success compact | raw |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for compact, raw in pairs:
         model, where, _, grammar = label(compact)
         c = statistics.median(tokens(r) for r in reports[compact]["results"])
         r = statistics.median(tokens(r) for r in reports[raw]["results"])
         tc, tr = reports[compact]["totals"], reports[raw]["totals"]
-        ratio = f"{c / r:.2f}×" if r else "–"
-        print(f"| {model} | {where} | {grammar} | {c:,.0f} | {r:,.0f} | {ratio} | {tc['succeeded']}/{tc['runs']} | {tr['succeeded']}/{tr['runs']} |")
+        sc = tc["prompt_tokens"] + tc["completion_tokens"]
+        sr = tr["prompt_tokens"] + tr["completion_tokens"]
+        if not (c and r and sc and sr):
+            cells = ["–"] * 6
+        else:
+            cells = [f"{c:,.0f}", f"{r:,.0f}", f"{c / r:.2f}×", f"{sc:,}", f"{sr:,}", f"{sc / sr:.2f}×"]
+        print(f"| {model} | {where} | {grammar} | " + " | ".join(cells)
+              + f" | {tc['succeeded']}/{tc['runs']} | {tr['succeeded']}/{tr['runs']} |")
 
 print("\n<details><summary>Success per task</summary>\n")
 print("| task | kind | " + " | ".join(names) + " |")
@@ -103,12 +118,14 @@ with open(data, "w") as f:
 series_tokens, series_success = [], []
 for k, (compact, raw) in enumerate(pairs):
     model, where, _, grammar = label(compact)
-    title = f"{model}{' (server)' if where != 'local' else ''}{'' if grammar != 'off' else ', no grammar'}"
+    if grammar == "off":
+        continue  # the plot shows the configurations as they ship
+    title = {"scripted": "the transcripts", "local": model}.get(where, f"{model} (server)")
     base = 3 + 4 * k
-    series_tokens.append(f"'{data}' using 1:{base} with linespoints lc {k + 1} pt 7 title '{title}, compact'")
-    series_tokens.append(f"'{data}' using 1:{base + 2} with linespoints lc {k + 1} pt 6 dt 2 title '{title}, raw'")
-    series_success.append(f"'{data}' using 1:{base + 1} with points lc {k + 1} pt 7 title '{title}, compact'")
-    series_success.append(f"'{data}' using 1:($" + str(base + 3) + f"-0.1) with points lc {k + 1} pt 6 title '{title}, raw'")
+    series_tokens.append(f'"{data}" using 1:{base} with linespoints lc {k + 1} pt 7 title "{title}, compact"')
+    series_tokens.append(f'"{data}" using 1:{base + 2} with linespoints lc {k + 1} pt 6 dt 2 title "{title}, raw"')
+    series_success.append(f'"{data}" using 1:($' + str(base + 1) + f'+{0.04 * k:.2f}) with points lc {k + 1} pt 7 title "{title}, compact"')
+    series_success.append(f'"{data}" using 1:($' + str(base + 3) + f'-0.3+{0.04 * k:.2f}) with points lc {k + 1} pt 6 title "{title}, raw"')
 os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
 script = f"""
 set terminal pngcairo size 1400,900 font ',9'
@@ -121,9 +138,9 @@ set ylabel 'tokens (prompt + completion)'
 set logscale y
 plot {', '.join(series_tokens)}
 unset logscale y
-set ylabel 'success (1 = solved)'
-set yrange [-0.3:1.3]
-set ytics (0, 1)
+set ylabel 'success (raw drawn 0.3 lower)'
+set yrange [-0.5:1.5]
+set ytics ("failed" 0, "solved" 1)
 plot {', '.join(series_success)}
 unset multiplot
 """
