@@ -70,13 +70,7 @@ pub(crate) fn prepare(
     let env = HostEnv::read(engine);
     let mut settings = caller_settings(plugin, engine, &env, span)?;
     if let Some(model) = model {
-        match settings.backend {
-            BackendKind::OpenAi => settings.remote_model = Some(model),
-            BackendKind::Local => {
-                settings.name = Some(model);
-                settings.chosen = None;
-            }
-        }
+        settings = settings.with_model(model);
     }
     config.model = settings.clone();
     let backend = settings.backend(&|name| env.get(name)).map_err(|e| {

@@ -241,6 +241,20 @@ impl ModelSettings {
         Ok(settings)
     }
 
+    /// These settings with `model` named for this request (`--model`): the
+    /// server's model for the openai backend, else the local model (over
+    /// any model `agent model use` chose).
+    pub fn with_model(mut self, model: String) -> ModelSettings {
+        match self.backend {
+            BackendKind::OpenAi => self.remote_model = Some(model),
+            BackendKind::Local => {
+                self.name = Some(model);
+                self.chosen = None;
+            }
+        }
+        self
+    }
+
     /// These settings with the environment's overrides applied:
     /// `NU_AGENT_MODEL` sets the local model (and the local backend),
     /// `NU_AGENT_BACKEND_URL` the server (and the openai backend),

@@ -3,7 +3,6 @@
 
 use std::{
     io::{IsTerminal, Read, Write},
-    path::PathBuf,
     process::ExitCode,
     sync::Arc,
 };
@@ -49,10 +48,7 @@ pub fn ask(
     let lookup = |name: &str| std::env::var_os(name);
     let mut settings = config.model.clone().with_env(&lookup);
     if let Some(model) = args.model {
-        match settings.backend {
-            BackendKind::OpenAi => settings.remote_model = Some(model),
-            BackendKind::Local => settings.name = Some(model),
-        }
+        settings = settings.with_model(model);
     }
     config.model = settings.clone();
     let backend = match settings.backend(&lookup) {
@@ -90,9 +86,7 @@ pub fn ask(
     };
     let cwd_before = seed.cwd.clone();
     let options = ShellOptions {
-        worker_exe: Some(PathBuf::from("/proc/self/exe"))
-            .filter(|p| p.exists())
-            .or_else(|| std::env::current_exe().ok()),
+        worker_exe: crate::common::worker_exe(),
         audit: PolicyShell::audit_log(&seed),
         ..ShellOptions::default()
     };

@@ -43,6 +43,15 @@ pub fn approver(flags: &ApprovalFlags) -> Arc<dyn Approver> {
     })
 }
 
+/// This binary, to re-execute as the sandbox worker and launcher.
+/// `/proc/self/exe` still works when the file was replaced on disk (a
+/// rebuild) while this process runs.
+pub fn worker_exe() -> Option<std::path::PathBuf> {
+    Some(std::path::PathBuf::from("/proc/self/exe"))
+        .filter(|p| p.exists())
+        .or_else(|| std::env::current_exe().ok())
+}
+
 /// Print `value` as nu's table, or as JSON.
 pub fn print_value(value: &Value, json: bool) -> ExitCode {
     let seed = match SessionSeed::from_process() {

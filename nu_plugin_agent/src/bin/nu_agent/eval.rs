@@ -5,7 +5,6 @@
 
 use std::{
     io::{IsTerminal, Write},
-    path::PathBuf,
     process::ExitCode,
     sync::{Arc, Mutex},
 };
@@ -99,9 +98,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         config: config.clone(),
         observe: args.observe,
         max_steps: args.max_steps,
-        worker_exe: Some(PathBuf::from("/proc/self/exe"))
-            .filter(|p| p.exists())
-            .or_else(|| std::env::current_exe().ok()),
+        worker_exe: crate::common::worker_exe(),
         jobs: Some(job_runners(config.agent.jobs.max_running)),
         task_timeout: args.task_timeout,
     };
@@ -195,10 +192,7 @@ fn model_backend(
         _ => BackendKind::Local,
     };
     if let Some(model) = &args.model {
-        match settings.backend {
-            BackendKind::OpenAi => settings.remote_model = Some(model.clone()),
-            BackendKind::Local => settings.name = Some(model.clone()),
-        }
+        settings = settings.with_model(model.clone());
     }
     config.model = settings.clone();
     match settings.backend {
@@ -245,7 +239,7 @@ fn job_runners(max_running: usize) -> JobRunnerFactory {
             policy: env.policy.clone(),
             seed: env.seed.clone(),
             max_output: env.max_output,
-            worker_exe: Some(PathBuf::from("/proc/self/exe")).filter(|p| p.exists()),
+            worker_exe: crate::common::worker_exe(),
             approver: Some(env.approver.clone()),
             audit_dir: Some(env.state.to_path_buf()),
         });

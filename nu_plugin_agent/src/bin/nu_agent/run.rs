@@ -3,7 +3,7 @@
 //! nu's table, JSON or the model's rendering; the exit code says how it
 //! ended.
 
-use std::{io::Write, path::PathBuf, process::ExitCode};
+use std::{io::Write, process::ExitCode};
 
 use agent_core::{
     observe::{Budget, render_outcome},
@@ -45,11 +45,7 @@ pub fn run(
     let audit = PolicyShell::audit_log(&seed);
     let options = ShellOptions {
         layers,
-        // /proc/self/exe still works when the binary was replaced on disk
-        // (a rebuild) while this process runs.
-        worker_exe: Some(PathBuf::from("/proc/self/exe"))
-            .filter(|p| p.exists())
-            .or_else(|| std::env::current_exe().ok()),
+        worker_exe: crate::common::worker_exe(),
         hook: None,
         audit,
         ..ShellOptions::default()
