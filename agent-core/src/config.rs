@@ -223,7 +223,7 @@ impl ConfigFileError {
 
 /// The innermost message of a NUON parse error, with the text it points
 /// at.
-fn nuon_message(error: &ShellError) -> String {
+pub(crate) fn nuon_message(error: &ShellError) -> String {
     match error {
         ShellError::Generic(generic) => match generic.inner.first() {
             Some(inner) => nuon_message(inner),

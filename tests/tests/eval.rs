@@ -37,6 +37,15 @@ fn eval(args: &[&str]) -> (i32, serde_json::Value) {
     (output.status.code().unwrap_or(-1), report)
 }
 
+/// A directory holding these task files (name, text).
+fn task_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
 fn results(report: &serde_json::Value) -> &Vec<serde_json::Value> {
     report["results"].as_array().expect("results")
 }
@@ -107,10 +116,10 @@ fn every_wrong_transcript_fails_its_check() {
 
 #[test]
 fn a_task_directory_never_seen_runs_as_it_is() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("count-csv-rows.nu"),
-        r#"{
+    let dir = task_dir(&[
+        (
+            "count-csv-rows.nu",
+            r#"{
     name: "count-csv-rows"
     request: "How many rows does people.csv have?"
     tags: [unseen]
@@ -121,12 +130,11 @@ fn a_task_directory_never_seen_runs_as_it_is() {
         {answer: "people.csv has 3 rows."}
     ]
 }"#,
-    )
-    .unwrap();
-    // A .nuon task: the same record as data, code as strings.
-    std::fs::write(
-        dir.path().join("sum-numbers.nuon"),
-        r#"{
+        ),
+        // A .nuon task: the same record as data, code as strings.
+        (
+            "sum-numbers.nuon",
+            r#"{
     name: "sum-numbers",
     request: "What is the sum of the numbers in numbers.txt?",
     setup: "1..10 | each {|n| $n | into string } | str join (char nl) | save numbers.txt",
@@ -137,8 +145,8 @@ fn a_task_directory_never_seen_runs_as_it_is() {
     ],
     wrong: [ {answer: "The sum is 10."} ]
 }"#,
-    )
-    .unwrap();
+        ),
+    ]);
     let (code, report) = eval(&[
         "--backend",
         "scripted",
@@ -157,12 +165,10 @@ fn a_task_directory_never_seen_runs_as_it_is() {
 
 #[test]
 fn a_broken_task_file_is_named_with_what_is_wrong() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("broken.nu"),
+    let dir = task_dir(&[(
+        "broken.nu",
         r#"{ name: "broken", request: "hi", chek: {|r| true} }"#,
-    )
-    .unwrap();
+    )]);
     let (code, report) = eval(&[
         "--backend",
         "scripted",
@@ -217,17 +223,15 @@ fn raw_observations_are_nu_s_table_text() {
 
 #[test]
 fn a_task_past_its_time_limit_is_cancelled_and_fails() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("slow.nu"),
+    let dir = task_dir(&[(
+        "slow.nu",
         r#"{
     name: "slow"
     request: "wait"
     check: {|r| {ok: ($r.ending == "answered"), reason: $r.error} }
     script: [ {nu: "sleep 30sec; 1", why: "wait"}, {answer: "done"} ]
 }"#,
-    )
-    .unwrap();
+    )]);
     let started = std::time::Instant::now();
     let (code, report) = eval(&[
         "--backend",

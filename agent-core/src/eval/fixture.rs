@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nu_protocol::{Record, Span, Value};
+use nu_protocol::{Span, Value};
 
 use super::{EvalError, Task};
 use crate::shell::{Engine, Limits, Session, SessionSeed};
@@ -36,16 +36,22 @@ impl Fixture {
             message,
         };
         let mut session = Session::new(Engine::standard(), seed).map_err(|d| fail(d.summary()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
         let source = match path.extension().and_then(|e| e.to_str()) {
-            Some("nuon") => format!(
-                "let task = (open --raw {} | from nuon)",
-                nu_string(&path.display().to_string())
-            ),
-            _ => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| fail(format!("cannot read it: {e}")))?;
-                format!("let task = (\n{text}\n)")
+            // Data: parsed as NUON, never run; the session gets the value.
+            Some("nuon") => {
+                let value = nuon::from_nuon(&text, None).map_err(|e| {
+                    fail(format!(
+                        "not valid NUON: {}",
+                        crate::config::nuon_message(&e)
+                    ))
+                })?;
+                let index = session.runs();
+                session.push_out(value);
+                format!("let task = $out.{index}")
             }
+            _ => format!("let task = (\n{text}\n)"),
         };
         run_ok(&mut session, &source).map_err(&fail)?;
         let value = run_ok(&mut session, "$task").map_err(&fail)?;
@@ -197,19 +203,4 @@ fn task_env(root: &Path) -> Vec<(String, Value)> {
             .map(|(name, path)| (name.to_string(), string(path.display().to_string()))),
     );
     env
-}
-
-/// `text` as a nu raw string literal.
-fn nu_string(text: &str) -> String {
-    let hashes = "#".repeat(text.matches('\'').count().min(8) + 1);
-    format!("r{hashes}'{text}'{hashes}")
-}
-
-/// The record a check receives.
-pub(super) fn check_input(fields: Vec<(&str, Value)>) -> Value {
-    let mut record = Record::new();
-    for (name, value) in fields {
-        record.push(name, value);
-    }
-    Value::record(record, Span::unknown())
 }

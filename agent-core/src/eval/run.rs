@@ -4,13 +4,16 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        mpsc::{self, RecvTimeoutError},
+    },
     time::{Duration, Instant},
 };
 
-use nu_protocol::{Span, Value};
+use nu_protocol::{Record, Span, Value};
 
-use super::{Approve, Fixture, Task, TaskResult, fixture::check_input};
+use super::{Approve, Fixture, Task, TaskResult};
 use crate::{
     agent::{
         Agent, AgentEvent, AgentOptions, BackgroundRunner, Ending, EventSink, PromptKind,
@@ -149,36 +152,10 @@ impl EvalRun {
             }
         }
         let started = Instant::now();
-        let task_cancel = CancelToken::new();
-        let timed_out = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let ending = std::thread::scope(|scope| {
-            let finished = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let watch = {
-                let (finished, timed_out, task_cancel) =
-                    (finished.clone(), timed_out.clone(), task_cancel.clone());
-                let deadline = started + self.task_timeout;
-                scope.spawn(move || {
-                    while !finished.load(std::sync::atomic::Ordering::SeqCst) {
-                        if Instant::now() >= deadline {
-                            timed_out.store(true, std::sync::atomic::Ordering::SeqCst);
-                            task_cancel.cancel();
-                            return;
-                        }
-                        if cancel.is_cancelled() {
-                            task_cancel.cancel();
-                            return;
-                        }
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
-                })
-            };
-            let ending = agent.run(&task.request, &task_cancel);
-            finished.store(true, std::sync::atomic::Ordering::SeqCst);
-            let _ = watch.join();
-            ending
+        let (ending, timed_out) = with_time_limit(cancel, self.task_timeout, |token| {
+            agent.run(&task.request, token)
         });
         result.seconds = started.elapsed().as_secs_f64();
-        let timed_out = timed_out.load(std::sync::atomic::Ordering::SeqCst);
         let usage = agent.usage();
         result.prompt_tokens = u64::from(usage.prompt_tokens);
         result.prompt_evaluated = u64::from(usage.prompt_evaluated);
@@ -218,7 +195,7 @@ impl EvalRun {
             ),
         };
         let path = |p: PathBuf| Value::string(p.display().to_string(), Span::unknown());
-        let input = check_input(vec![
+        let input = record_of(vec![
             ("answer", answer),
             ("data", data),
             ("dir", path(work)),
@@ -245,6 +222,38 @@ impl EvalRun {
         result
     }
 }
+
+/// Run `work` with a token that is cancelled when `outer` is, or once
+/// `limit` has passed; its value, and whether the limit stopped it.
+fn with_time_limit<T>(
+    outer: &CancelToken,
+    limit: Duration,
+    work: impl FnOnce(&CancelToken) -> T,
+) -> (T, bool) {
+    let token = CancelToken::new();
+    let deadline = Instant::now() + limit;
+    let (done, finished) = mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        let token_ref = &token;
+        let watcher = scope.spawn(move || {
+            // Dropping `done` ends the wait: the work is over.
+            while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(WATCH_INTERVAL) {
+                let timed_out = Instant::now() >= deadline;
+                if timed_out || outer.is_cancelled() {
+                    token_ref.cancel();
+                    return timed_out;
+                }
+            }
+            false
+        });
+        let value = work(&token);
+        drop(done);
+        (value, watcher.join().unwrap_or(false))
+    })
+}
+
+/// How often a task's time limit and Ctrl+C are checked.
+const WATCH_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Count repairs, parse errors, approvals asked and blocked steps; keep
 /// the pipelines proposed and the answer.
@@ -336,7 +345,7 @@ fn event_value(event: &AgentEvent) -> Value {
         AgentEvent::Failed { error } => vec![("kind", s("failed")), ("text", s(error))],
         AgentEvent::Cancelled => vec![("kind", s("cancelled"))],
     };
-    check_input(fields)
+    record_of(fields)
 }
 
 /// A backend shared by the tasks of a run (a local model is loaded once).
@@ -358,4 +367,13 @@ impl ChatBackend for SharedBackend {
             .unwrap_or_else(|p| p.into_inner())
             .chat(request, on_event, cancel)
     }
+}
+
+/// A record of `fields`, in order.
+fn record_of(fields: Vec<(&str, Value)>) -> Value {
+    let record: Record = fields
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect();
+    Value::record(record, Span::unknown())
 }
