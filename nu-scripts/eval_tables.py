@@ -44,17 +44,22 @@ first = reports[names[0]]["run"]
 tasks = [r["task"] for r in reports[names[0]]["results"]]
 print(f"{len(tasks)} tasks of `{first['tasks']}`, one run each, {first['date']}; "
       f"greedy, at most {os.environ.get('EVAL_MAX_STEPS', '6')} model turns per task.\n")
-print("| model | backend | observations | grammar | success | steps | repairs | parse errors | approvals asked | blocked | median tokens per task | time |")
+print("| model | backend | observations | grammar | success | turns | repairs | parse errors | approvals asked | blocked | median tokens per task | time |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 def median_tokens(t):
     # A server that sends no usage (llama-cpp-python's stream) reports 0.
     return f"{t['median_tokens']:,}" if t["prompt_tokens"] + t["completion_tokens"] else "– (not reported)"
 
 
+def turns(t):
+    # Reports before the per-step records called the model turns "steps".
+    return t["turns"] if "turns" in t else t["steps"]
+
+
 for name in names:
     t = reports[name]["totals"]
     model, where, observe, grammar = label(name)
-    print(f"| {model} | {where} | {observe} | {grammar} | **{t['succeeded']}/{t['runs']}** | {t['steps']} | "
+    print(f"| {model} | {where} | {observe} | {grammar} | **{t['succeeded']}/{t['runs']}** | {turns(t)} | "
           f"{t['repairs']} | {t['parse_errors']} | {t['approvals']} | {t['blocked']} | {median_tokens(t)} | {t['seconds']:.0f} s |")
 
 if any(reports[n]["run"]["backend"] == "scripted" for n in names):

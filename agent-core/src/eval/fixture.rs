@@ -97,27 +97,21 @@ impl Fixture {
     }
 
     /// Run the task's `check` on `result` (`{answer, data, dir, home,
-    /// events, ...}`): whether it passed and why not.
-    pub fn check(&mut self, result: Value) -> (bool, String) {
-        if let Err(e) = self.in_work() {
-            return (false, e);
-        }
+    /// events, ...}`): whether it passed and why not, or `Err` with the
+    /// check's own error (it raised one, or returned no verdict).
+    pub fn check(&mut self, result: Value) -> Result<(bool, String), String> {
+        self.in_work()?;
         let index = self.session.runs();
         self.session.push_out(result);
         let is_string = run_ok(&mut self.session, "$task.check | describe")
             .is_ok_and(|k| k.as_str().is_ok_and(|k| k == "string"));
         let source = if is_string {
-            match run_ok(&mut self.session, "$task.check") {
-                Ok(code) => format!("do {} $out.{index}", code.as_str().unwrap_or("{|r| false}")),
-                Err(e) => return (false, e),
-            }
+            let code = run_ok(&mut self.session, "$task.check")?;
+            format!("do {} $out.{index}", code.as_str().unwrap_or("{|r| false}"))
         } else {
             format!("do $task.check $out.{index}")
         };
-        match run_ok(&mut self.session, &source) {
-            Ok(value) => verdict(&value),
-            Err(error) => (false, format!("the check failed: {error}")),
-        }
+        verdict(&run_ok(&mut self.session, &source)?)
     }
 
     /// Keep the root after the run (for `--keep`): its path.
@@ -131,19 +125,29 @@ impl Fixture {
     }
 }
 
-/// What a check returned: `true`/`false`, or `{ok: bool, reason: string}`.
-fn verdict(value: &Value) -> (bool, String) {
+/// What a check returned: `true`/`false`, or `{ok: bool, reason: string}`;
+/// anything else is the check's error.
+fn verdict(value: &Value) -> Result<(bool, String), String> {
     match value {
-        Value::Bool { val, .. } => (
+        Value::Bool { val, .. } => Ok((
             *val,
             if *val {
                 String::new()
             } else {
                 "the check returned false".into()
             },
-        ),
+        )),
         Value::Record { val, .. } => {
-            let ok = matches!(val.get("ok"), Some(Value::Bool { val: true, .. }));
+            let ok = match val.get("ok") {
+                Some(Value::Bool { val, .. }) => *val,
+                Some(other) => {
+                    return Err(format!(
+                        "the check's `ok` is {}, not a bool",
+                        other.get_type()
+                    ));
+                }
+                None => false,
+            };
             let reason = val
                 .get("reason")
                 .and_then(|r| r.coerce_string().ok())
@@ -154,15 +158,12 @@ fn verdict(value: &Value) -> (bool, String) {
                         "the check said no".into()
                     }
                 });
-            (ok, reason)
+            Ok((ok, reason))
         }
-        other => (
-            false,
-            format!(
-                "the check returned {}, not a bool or {{ok, reason}}",
-                other.get_type()
-            ),
-        ),
+        other => Err(format!(
+            "the check returned {}, not a bool or {{ok, reason}}",
+            other.get_type()
+        )),
     }
 }
 

@@ -9,11 +9,13 @@
 mod fixture;
 mod outcome;
 mod run;
+mod steps;
 mod task;
 
 pub use fixture::Fixture;
 pub use outcome::{TaskResult, Totals};
 pub use run::{EvalRun, JobRunnerFactory, SharedBackend, TaskEnv};
+pub use steps::{StepRecord, step_records};
 pub use task::{Approve, Task, Turn, discover};
 
 /// Why the suite could not run a task at all (not a task that failed).

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::StepRecord;
+
 /// One run of one task.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TaskResult {
@@ -14,12 +16,19 @@ pub struct TaskResult {
     /// Which repetition (from 1).
     pub run: usize,
     pub success: bool,
-    /// Why it failed (the check's reason, or what stopped the agent).
+    /// Why it failed (the check's reason, or what stopped the agent;
+    /// `check_error: ...` when the check itself failed).
     pub reason: String,
+    /// The check itself failed (an error, or a value that is not a
+    /// verdict): the suite's fault, not the model's.
+    pub check_error: Option<String>,
     /// How the agent's loop ended: `answered`, `failed`, `cancelled`, or
     /// `not run` when the fixture could not be built.
     pub ending: String,
-    pub steps: usize,
+    /// Model turns taken.
+    pub turns: usize,
+    /// Steps that ran (ok, failed or stopped; approved ones included).
+    pub ran: usize,
     /// Turns whose tool call could not be used (repaired and sent back).
     pub repairs: usize,
     /// Pipelines that did not parse.
@@ -36,6 +45,8 @@ pub struct TaskResult {
     pub seconds: f64,
     /// The pipelines the model proposed, in order.
     pub pipelines: Vec<String>,
+    /// Each `nu` call: its pipeline, verdict, status, observation, error.
+    pub steps: Vec<StepRecord>,
     /// The answer's text, when it answered.
     pub answer: Option<String>,
 }
@@ -47,7 +58,11 @@ pub struct Totals {
     pub succeeded: usize,
     /// `succeeded / runs`.
     pub success_rate: f64,
-    pub steps: usize,
+    /// Runs whose check itself failed (counted apart from the model's
+    /// failures; they are not successes either).
+    pub check_errors: usize,
+    pub turns: usize,
+    pub ran: usize,
     pub repairs: usize,
     pub parse_errors: usize,
     pub approvals: usize,
@@ -68,7 +83,9 @@ impl Totals {
         };
         for r in results {
             totals.succeeded += usize::from(r.success);
-            totals.steps += r.steps;
+            totals.check_errors += usize::from(r.check_error.is_some());
+            totals.turns += r.turns;
+            totals.ran += r.ran;
             totals.repairs += r.repairs;
             totals.parse_errors += r.parse_errors;
             totals.approvals += r.approvals;
@@ -111,13 +128,18 @@ mod tests {
             success,
             prompt_tokens: tokens,
             completion_tokens: 10,
-            steps: 2,
+            turns: 2,
             ..TaskResult::default()
         };
-        let totals = Totals::of(&[run(true, 100), run(false, 300), run(true, 200)]);
+        let broken = TaskResult {
+            check_error: Some("no such column".into()),
+            ..run(false, 300)
+        };
+        let totals = Totals::of(&[run(true, 100), broken, run(true, 200)]);
         assert_eq!(totals.runs, 3);
         assert_eq!(totals.succeeded, 2);
-        assert_eq!(totals.steps, 6);
+        assert_eq!(totals.check_errors, 1);
+        assert_eq!(totals.turns, 6);
         assert_eq!(totals.median_tokens, 210);
         assert!((totals.success_rate - 2.0 / 3.0).abs() < 1e-9);
         assert_eq!(Totals::of(&[]).median_tokens, 0);

@@ -13,7 +13,7 @@ use std::{
 
 use nu_protocol::{Record, Span, Value};
 
-use super::{Approve, Fixture, Task, TaskResult};
+use super::{Approve, Fixture, Task, TaskResult, step_records};
 use crate::{
     agent::{
         Agent, AgentEvent, AgentOptions, BackgroundRunner, Ending, EventSink, PromptKind,
@@ -160,7 +160,7 @@ impl EvalRun {
         result.prompt_tokens = u64::from(usage.prompt_tokens);
         result.prompt_evaluated = u64::from(usage.prompt_evaluated);
         result.completion_tokens = u64::from(usage.completion_tokens);
-        result.steps = agent.steps_taken();
+        result.turns = agent.steps_taken();
         result.ending = if timed_out {
             "timed out".to_string()
         } else {
@@ -168,6 +168,8 @@ impl EvalRun {
         };
         let events = std::mem::take(&mut *events.lock().unwrap_or_else(|p| p.into_inner()));
         count(&events, &mut result);
+        result.steps = step_records(agent.messages(), &events);
+        result.ran = result.steps.iter().filter(|s| s.ran()).count();
         // The agent (and its sandbox worker) ends before the check looks.
         drop(agent);
         let (answer, data, error) = match ending {
@@ -202,23 +204,30 @@ impl EvalRun {
             ("home", path(fixture.home())),
             (
                 "events",
-                Value::list(events.iter().map(event_value).collect(), Span::unknown()),
+                Value::list(event_values(&events), Span::unknown()),
             ),
             (
                 "ending",
                 Value::string(result.ending.clone(), Span::unknown()),
             ),
             ("error", error.clone()),
-            ("steps", Value::int(result.steps as i64, Span::unknown())),
+            ("steps", Value::int(result.turns as i64, Span::unknown())),
         ]);
-        let (success, reason) = fixture.check(input);
-        result.success = success;
-        result.reason = match (success, error.as_str()) {
-            (false, Ok(stopped)) if reason == "the check returned false" => {
-                format!("{reason} (the agent stopped: {stopped})")
+        match fixture.check(input) {
+            Ok((success, reason)) => {
+                result.success = success;
+                result.reason = match (success, error.as_str()) {
+                    (false, Ok(stopped)) if reason == "the check returned false" => {
+                        format!("{reason} (the agent stopped: {stopped})")
+                    }
+                    _ => reason,
+                };
             }
-            _ => reason,
-        };
+            Err(message) => {
+                result.reason = format!("check_error: {message}");
+                result.check_error = Some(message);
+            }
+        }
         result
     }
 }
@@ -274,8 +283,30 @@ fn count(events: &[AgentEvent], result: &mut TaskResult) {
     }
 }
 
-/// An event as a record for the check: `kind` and the event's fields.
-fn event_value(event: &AgentEvent) -> Value {
+/// The events as records for the check; an `observed` one also carries
+/// the `pipeline` of the step it ends (its `proposed` comes just before).
+fn event_values(events: &[AgentEvent]) -> Vec<Value> {
+    let mut proposed: Option<(usize, &str)> = None;
+    let mut values = Vec::with_capacity(events.len());
+    for event in events {
+        let pipeline = match event {
+            AgentEvent::Proposed { step, pipeline, .. } => {
+                proposed = Some((*step, pipeline.as_str()));
+                None
+            }
+            AgentEvent::Observed { step, .. } => {
+                proposed.take().filter(|(at, _)| at == step).map(|(_, p)| p)
+            }
+            _ => None,
+        };
+        values.push(event_value(event, pipeline));
+    }
+    values
+}
+
+/// An event as a record for the check: `kind` and the event's fields
+/// (`pipeline`: the pipeline an `observed` event's step ran).
+fn event_value(event: &AgentEvent, pipeline: Option<&str>) -> Value {
     let s = |text: &str| Value::string(text, Span::unknown());
     let int = |n: usize| Value::int(n as i64, Span::unknown());
     let fields: Vec<(&str, Value)> = match event {
@@ -293,7 +324,7 @@ fn event_value(event: &AgentEvent) -> Value {
             ("kind", s("proposed")),
             ("step", int(*step)),
             ("pipeline", s(pipeline)),
-            ("verdict", s(&format!("{verdict:?}").to_lowercase())),
+            ("verdict", s(verdict.as_str())),
             ("label", s(label)),
         ],
         AgentEvent::AwaitingApproval { step, pipeline } => vec![
@@ -316,6 +347,10 @@ fn event_value(event: &AgentEvent) -> Value {
         } => vec![
             ("kind", s("observed")),
             ("step", int(*step)),
+            (
+                "pipeline",
+                pipeline.map_or(Value::nothing(Span::unknown()), s),
+            ),
             ("status", s(status.as_str())),
             ("out", out.map_or(Value::nothing(Span::unknown()), &int)),
             ("preview", s(preview)),
@@ -376,4 +411,52 @@ fn record_of(fields: Vec<(&str, Value)>) -> Value {
         .map(|(name, value)| (name.to_string(), value))
         .collect();
     Value::record(record, Span::unknown())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Verdict;
+
+    #[test]
+    fn an_approved_step_is_observed_with_its_pipeline() {
+        // An approved step has no `running` event: its `observed` one says
+        // it ran, and which pipeline ran.
+        let events = vec![
+            AgentEvent::Proposed {
+                step: 1,
+                pipeline: "rm old.log".into(),
+                why: String::new(),
+                verdict: Verdict::Confirm,
+                label: String::new(),
+            },
+            AgentEvent::AwaitingApproval {
+                step: 1,
+                pipeline: "rm old.log".into(),
+            },
+            AgentEvent::Observed {
+                step: 1,
+                status: StepStatus::Ok,
+                out: Some(0),
+                preview: "nothing".into(),
+                approved_by: Some("rm *".into()),
+                duration: Duration::ZERO,
+            },
+        ];
+        let values = event_values(&events);
+        let observed = values[2].as_record().expect("a record");
+        assert_eq!(
+            observed.get("kind").and_then(|v| v.as_str().ok()),
+            Some("observed")
+        );
+        assert_eq!(
+            observed.get("pipeline").and_then(|v| v.as_str().ok()),
+            Some("rm old.log")
+        );
+        let proposed = values[0].as_record().expect("a record");
+        assert_eq!(
+            proposed.get("verdict").and_then(|v| v.as_str().ok()),
+            Some("confirm")
+        );
+    }
 }

@@ -53,7 +53,8 @@ pub struct EvalArgs {
 }
 
 /// Run the suite; exit 0 when every run succeeded (with --wrong: when the
-/// check rejected every wrong transcript).
+/// check rejected every wrong transcript; a check that errors rejects
+/// nothing).
 pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> ExitCode {
     let spec = args
         .tasks
@@ -167,7 +168,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
     let all_as_expected = !results.is_empty()
         && results.iter().all(|r| {
             if args.wrong {
-                !r.success && r.ending != "not run"
+                !r.success && r.ending != "not run" && r.check_error.is_none()
             } else {
                 r.success
             }
@@ -266,7 +267,8 @@ fn print_report(header: &serde_json::Value, results: &[TaskResult], totals: &Tot
                 "task": r.task,
                 "success": r.success,
                 "reason": r.reason,
-                "steps": r.steps,
+                "turns": r.turns,
+                "ran": r.ran,
                 "repairs": r.repairs,
                 "parse errors": r.parse_errors,
                 "approvals": r.approvals,
@@ -281,11 +283,16 @@ fn print_report(header: &serde_json::Value, results: &[TaskResult], totals: &Tot
     let _ = writeln!(stdout, "{}", table.trim_end());
     let _ = writeln!(
         stdout,
-        "{}/{} succeeded ({:.0}%) · {} steps · {} repairs · {} parse errors · {} approvals asked · {} blocked · {} prompt + {} completion tokens (median {} per run) · {:.1} s · {} on {}, {} observations{}",
+        "{}/{} succeeded ({:.0}%){} · {} turns · {} steps ran · {} repairs · {} parse errors · {} approvals asked · {} blocked · {} prompt + {} completion tokens (median {} per run) · {:.1} s · {} on {}, {} observations{}",
         totals.succeeded,
         totals.runs,
         totals.success_rate * 100.0,
-        totals.steps,
+        match totals.check_errors {
+            0 => String::new(),
+            n => format!(" · {n} check errors (the suite's, not the model's)"),
+        },
+        totals.turns,
+        totals.ran,
         totals.repairs,
         totals.parse_errors,
         totals.approvals,
@@ -351,16 +358,16 @@ impl Progress {
 
     fn finish(&self, result: &TaskResult) {
         *self.done.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-        let verdict = if result.success {
-            "ok".to_string()
-        } else {
-            format!("FAILED: {}", result.reason)
+        let verdict = match (&result.check_error, result.success) {
+            (Some(error), _) => format!("CHECK ERROR: {error}"),
+            (None, true) => "ok".to_string(),
+            (None, false) => format!("FAILED: {}", result.reason),
         };
         let line = format!(
-            "{} {}: {verdict} ({} steps, {:.1} s)",
+            "{} {}: {verdict} ({} turns, {:.1} s)",
             self.position(),
             result.task,
-            result.steps,
+            result.turns,
             result.seconds
         );
         self.line(&line);
