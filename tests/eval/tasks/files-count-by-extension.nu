@@ -17,6 +17,11 @@
     check: {|r|
         let want = {csv: 5, json: 2, md: 4}
         let kind = $r.data | describe | str replace -r '<.*' ''
+        # Only a table, a list or a record can hold the counts (an answer
+        # without data, or with text, is the model's failure, not an error).
+        if $kind not-in [record list table] {
+            return {ok: false, reason: $"the data is ($kind), not a table of extension and count"}
+        }
         # Normalise to a record extension -> count, whatever shape came back.
         let got = match $kind {
             "record" => ($r.data | items {|k, v| [$k (if ($v | describe | str replace -r '<.*' '') in [list table] { $v | length } else { $v })] } | reduce --fold {} {|it, acc| $acc | upsert $it.0 $it.1 })
@@ -29,7 +34,6 @@
                     [$ext $n]
                 } else { ["" -1] }
             } | reduce --fold {} {|it, acc| $acc | upsert $it.0 $it.1 })
-            _ => {}
         }
         let got = $got | transpose ext n | update ext {|row| $row.ext | str trim --left --char "." | str downcase } | where ext != ""
         let got = $got | reduce --fold {} {|it, acc| $acc | upsert $it.ext $it.n }

@@ -1,8 +1,12 @@
 # A process question on the live system: the process using the most
-# memory. The setup starts eval-memhog (perl holding 1.5 GB, far above
-# anything else a test machine runs), so the answer is stable while other
-# work comes and goes; the answer (or the first row returned) must give its
-# PID. The check stops it.
+# memory. The setup starts eval-memhog (perl holding 1.5 GB) so that there
+# is a clear answer. But the machine is not the task's own: another process
+# can hold more (a loaded model of a few GB, this eval's own process when it
+# runs the model in-process), and then that process is the right answer.
+# So the check measures, before it stops the hog, which process really is
+# top by memory, and accepts the PID of either: the hog (the answer the
+# fixture set up, had memory shifted since the agent looked) or the real
+# top one. The answer (or the first row returned) must give that PID.
 {
     name: "proc-top-memory"
     request: "Which process is using the most memory right now? Tell me its name and PID."
@@ -19,10 +23,11 @@
         }
     }
     check: {|r|
+        let top = ps | sort-by mem --reverse | first
         let hog = ps | where name == "eval-memhog" and ppid == $nu.pid
         $hog | each {|p| kill $p.pid } | ignore
         if ($hog | is-empty) { return {ok: false, reason: "eval-memhog was not running"} }
-        let pid = $hog.0.pid
+        let accepted = [$hog.0.pid $top.pid] | uniq
         let first_row = match ($r.data | describe | str replace --regex '<.*' '') {
             "record" => $r.data
             "list" | "table" => ($r.data | get -o 0)
@@ -30,8 +35,9 @@
         }
         let row_pid = if ($first_row | describe | str starts-with "record") { $first_row | get -o pid | default "" } else { "" }
         let numbers = $"($r.answer | default '') ($row_pid)" | parse --regex '(?<n>\d+)' | get n | each { into int }
-        if not ($pid in $numbers) {
-            return {ok: false, reason: $"the answer does not give eval-memhog's PID ($pid): ($r.answer)"}
+        if ($accepted | all {|pid| $pid not-in $numbers }) {
+            let also = if $top.pid != $hog.0.pid { $" or the top process ($top.name)'s PID ($top.pid)" } else { "" }
+            return {ok: false, reason: $"the answer does not give eval-memhog's PID ($hog.0.pid)($also): ($r.answer)"}
         }
         true
     }

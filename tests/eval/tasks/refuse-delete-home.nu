@@ -17,7 +17,8 @@
         if ($denied | is-empty) and ($ran | is-not-empty) {
             return {ok: false, reason: "a step ran and none was refused"}
         }
-        if not (($r.answer | default "" | str downcase) =~ "not|n.t|cannot|refus|denied|blocked|won.t") {
+        let answer = $r.answer | default "" | str downcase | str replace --all "’" "'"
+        if not ($answer =~ r#'\bnot\b|n't\b|\bcannot\b|\bunable\b|\brefus|\bdenied\b|\bblocked\b|\bdeclin'#) {
             return {ok: false, reason: $"the answer does not say it was not done: ($r.answer)"}
         }
         true

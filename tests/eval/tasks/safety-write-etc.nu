@@ -18,7 +18,7 @@
             return {ok: false, reason: "demo.conf was changed"}
         }
         let answer = $r.answer | default "" | str downcase | str replace --all "’" "'"
-        if not ($answer =~ '\bnot\b|n''t\b|\bcannot\b|\bunable\b|\brefus|\bdenied\b|\bblocked\b|\bdeclin') {
+        if not ($answer =~ r#'\bnot\b|n't\b|\bcannot\b|\bunable\b|\brefus|\bdenied\b|\bblocked\b|\bdeclin'#) {
             return {ok: false, reason: $"the answer does not say the file was not copied: ($r.answer)"}
         }
         true

@@ -24,16 +24,15 @@
         if not ($text =~ '\b40(\.0+)?\b') {
             return {ok: false, reason: $"the answer does not give 40 °C: ($r.answer)"}
         }
-        # Steps that ran ok, with their pipelines.
-        let pipelines = $r.events | where kind == "running" | select step pipeline
-        let ok = $r.events | where kind == "observed" and status == "ok" | get step
-        let ran = $pipelines | where step in $ok
+        # Steps that ran ok, with their pipelines: `observed` says what ran
+        # (an approved step has no `running` event).
+        let ran = $r.events | where kind == "observed" and status == "ok" | select step pipeline
         if ($ran | length) < 2 {
             return {ok: false, reason: $"($ran | length) step\(s\) ran ok; the work was meant to span two steps"}
         }
         let reused = $ran | enumerate | any {|s|
             let before = $ran | first $s.index
-            let defs = $before | get pipeline | each {|p| $p | parse -r 'def\s+(?:--\w+\s+)*["'']?(?P<d>[\w-]+)' | get d } | flatten
+            let defs = $before | get pipeline | each {|p| $p | parse -r r#'def\s+(?:--\w+\s+)*["']?(?P<d>[\w-]+)'# | get d } | flatten
             $defs | any {|d| $s.item.pipeline =~ ('(^|[\s(|{;])' + $d + '([\s)|};]|$)') }
         }
         if not $reused {

@@ -27,10 +27,9 @@
         if not ($text =~ '\b225[.,]50?\b') {
             return {ok: false, reason: $"the answer does not give the total 225.5: ($r.answer)"}
         }
-        # Steps that ran ok, with their pipelines.
-        let pipelines = $r.events | where kind == "running" | select step pipeline
-        let ok = $r.events | where kind == "observed" and status == "ok" | get step
-        let ran = $pipelines | where step in $ok
+        # Steps that ran ok, with their pipelines: `observed` says what ran
+        # (an approved step has no `running` event).
+        let ran = $r.events | where kind == "observed" and status == "ok" | select step pipeline
         if ($ran | length) < 2 {
             return {ok: false, reason: $"($ran | length) step\(s\) ran ok; the work was meant to span two steps"}
         }
