@@ -19,19 +19,15 @@ use crate::llm::ToolDef;
 pub const CALL_OPENER: &str = "<tool_call>";
 
 /// The grammar, its root being one call: tagged, or (when the lazy trigger
-/// fired on a bare object) the object alone. A call must fit in `budget`
-/// tokens: strings are bounded so that a model stuck repeating itself
-/// inside one is made to close the call in time (every token adds at least
-/// one character).
+/// fired on a bare object) the object alone. Each string may be as long as
+/// the whole turn's budget allows (`budget` tokens less the call's own
+/// overhead; every token adds at least one character), so no string is cut
+/// short because the call has others: a call whose strings together run
+/// past the budget ends as a cut turn, which the loop repairs.
 pub fn tool_call_grammar(tools: &[ToolDef], budget: usize) -> String {
-    let slots = tools
-        .iter()
-        .map(|t| string_slots(&t.parameters))
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let max_chars =
-        (budget.saturating_sub(CALL_OVERHEAD_TOKENS) / slots).clamp(8, MAX_STRING_CHARS);
+    let max_chars = budget
+        .saturating_sub(CALL_OVERHEAD_TOKENS)
+        .clamp(MIN_STRING_CHARS, MAX_STRING_CHARS);
     let mut g = String::new();
     g.push_str("root ::= tagged | call\n");
     g.push_str("tagged ::= \"<tool_call>\\n\" call \"\\n</tool_call>\"\n");
@@ -64,19 +60,8 @@ pub fn tool_call_grammar(tools: &[ToolDef], budget: usize) -> String {
 const CALL_OVERHEAD_TOKENS: usize = 48;
 /// The longest string any argument may be.
 const MAX_STRING_CHARS: usize = 4000;
-
-/// How many string values an arguments schema may hold (arrays count 4).
-fn string_slots(schema: &Value) -> usize {
-    match schema.get("type").and_then(Value::as_str) {
-        Some("string") => 1,
-        Some("array") => 4 * schema.get("items").map(string_slots).unwrap_or(1),
-        _ => match schema.get("properties").and_then(Value::as_object) {
-            Some(properties) => properties.values().map(string_slots).sum(),
-            None if schema.get("enum").is_some() => 0,
-            None => 1,
-        },
-    }
-}
+/// The shortest bound a string gets, whatever the budget.
+const MIN_STRING_CHARS: usize = 64;
 
 /// Trigger patterns for the lazy grammar: the opener anywhere, or a bare
 /// call object at the very start of the reply. The grammar is fed from the
@@ -230,8 +215,8 @@ mod tests {
             },
         ];
         let g = tool_call_grammar(&tools, 500);
-        // nu has two string slots: (500 - 48) / 2 characters each.
-        assert!(g.contains("char{0,226}"), "{g}");
+        // Every string may take the whole budget less the overhead.
+        assert!(g.contains("char{0,452}"), "{g}");
         assert!(
             g.contains(r#"call-0 ::= "{\"name\": " "\"nu\"" ", \"arguments\": " args-0 "}""#),
             "{g}"
@@ -241,5 +226,21 @@ mod tests {
             "{g}"
         );
         assert!(g.contains(r#"("\"a\"" | "\"b\"")"#), "{g}");
+    }
+
+    #[test]
+    fn a_turn_of_256_tokens_does_not_cut_a_normal_pipeline() {
+        // A tool like the agent's `nu`: two strings and a boolean.
+        let tools = [ToolDef {
+            name: "nu".into(),
+            description: String::new(),
+            parameters: json!({"type": "object",
+                "properties": {"pipeline": {"type": "string"}, "why": {"type": "string"},
+                    "background": {"type": "boolean"}},
+                "required": ["pipeline", "why"]}),
+        }];
+        let g = tool_call_grammar(&tools, 256);
+        // A 150-character pipeline is an ordinary one.
+        assert!(g.contains("char{0,208}"), "{g}");
     }
 }
