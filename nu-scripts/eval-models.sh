@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The evaluation suite on real models, one run: SmolLM2-135M and Gemma 3
-# 270M through the local backend (compact vs raw observations, with and
+# The evaluation suite on real models, one run: Qwen2.5-Coder-1.5B and
+# 0.5B (the size a user runs locally), SmolLM2-135M and Gemma 3 270M
+# through the local backend (compact vs raw observations, with and
 # without the tool-call grammar), and llama-cpp-python's OpenAI-compatible
 # server on loopback serving SmolLM2 (compact vs raw). Prints markdown
 # tables (per configuration, and success per task) and draws a plot of
@@ -8,7 +9,7 @@
 #
 #   nu-scripts/eval-models.sh
 #
-# Settings (environment): EVAL_MODELS (smollm2,gemma3), EVAL_SERVER (1: also
+# Settings (environment): EVAL_MODELS (qwen1.5b,qwen0.5b,smollm2,gemma3), EVAL_SERVER (1: also
 # the server runs), EVAL_RUNS (which runs, in order; see RUNS below),
 # EVAL_RESUME (1: keep the reports of runs already made), EVAL_AGENT (a
 # nu-agent binary to use instead of building one), EVAL_MAX_STEPS (6), EVAL_TASKS (tests/eval/tasks),
@@ -35,9 +36,18 @@ if [ -z "$AGENT" ]; then
   AGENT="$CARGO_TARGET_DIR/release/nu-agent"
 fi
 SMOLLM2="$(bash nu-scripts/fetch-test-model.sh)"
+MODELS="${EVAL_MODELS:-qwen1.5b,qwen0.5b,smollm2,gemma3}"
 GEMMA3=""
-case "${EVAL_MODELS:-smollm2,gemma3}" in
+case "$MODELS" in
 *gemma3*) GEMMA3="$(bash nu-scripts/fetch-gemma3-model.sh)" ;;
+esac
+QWEN15=""
+case "$MODELS" in
+*qwen1.5b*) QWEN15="$(bash nu-scripts/fetch-qwen-model.sh 1.5b)" ;;
+esac
+QWEN05=""
+case "$MODELS" in
+*qwen0.5b*) QWEN05="$(bash nu-scripts/fetch-qwen-model.sh 0.5b)" ;;
 esac
 
 # Greedy sampling, a turn capped at 256 tokens (a tool call is far
@@ -66,7 +76,7 @@ run() {
 # local backend, server-smollm2-OBSERVE on llama-cpp-python's server, or
 # scripted-OBSERVE (the tasks' own transcripts: what the same steps cost in
 # tokens, compact against raw).
-RUNS="${EVAL_RUNS:-scripted-compact scripted-raw smollm2-compact smollm2-raw gemma3-compact gemma3-raw smollm2-compact-nogrammar gemma3-compact-nogrammar server-smollm2-compact server-smollm2-raw smollm2-raw-nogrammar gemma3-raw-nogrammar}"
+RUNS="${EVAL_RUNS:-scripted-compact scripted-raw qwen1.5b-compact qwen0.5b-compact smollm2-compact smollm2-raw gemma3-compact gemma3-raw smollm2-compact-nogrammar gemma3-compact-nogrammar server-smollm2-compact server-smollm2-raw smollm2-raw-nogrammar gemma3-raw-nogrammar}"
 SERVER=""
 start_server() {
   [ -n "$SERVER" ] && return
@@ -110,6 +120,14 @@ for name in $RUNS; do
     ;;
   scripted-*) run "$name" --backend scripted --observe "$observe" ;;
   smollm2-*) run "$name" --backend local --model "$SMOLLM2" --observe "$observe" "${grammar[@]}" ;;
+  qwen1.5b-*)
+    [ -n "$QWEN15" ] || continue
+    run "$name" --backend local --model "$QWEN15" --observe "$observe" "${grammar[@]}"
+    ;;
+  qwen0.5b-*)
+    [ -n "$QWEN05" ] || continue
+    run "$name" --backend local --model "$QWEN05" --observe "$observe" "${grammar[@]}"
+    ;;
   gemma3-*)
     [ -n "$GEMMA3" ] || continue
     run "$name" --backend local --model "$GEMMA3" --observe "$observe" "${grammar[@]}"

@@ -29,7 +29,8 @@ if not names:
 
 def label(name):
     run = reports[name]["run"]
-    model = "SmolLM2-135M" if "smollm2" in name else "Gemma 3 270M" if "gemma3" in name else run["model"]
+    known = {"qwen1.5b": "Qwen2.5-Coder-1.5B", "qwen0.5b": "Qwen2.5-Coder-0.5B", "smollm2": "SmolLM2-135M", "gemma3": "Gemma 3 270M"}
+    model = next((m for key, m in known.items() if key in name), run["model"])
     if run["backend"] == "scripted":
         return "the tasks' transcripts", "scripted", run["observe"], "n/a"
     where = "llama-cpp-python server" if run["backend"] == "openai" else "local"
