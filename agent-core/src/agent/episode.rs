@@ -14,8 +14,9 @@ use std::{
 use nu_protocol::Value;
 
 use super::{
-    AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus,
+    AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
+    grounding, repair,
     tools::{Action, command_help, tool_defs},
 };
 use crate::{
@@ -42,6 +43,11 @@ const STUCK_TURNS: usize = 2;
 const STUCK_GIVE_UP: usize = 4;
 /// Retries of a turn whose prompt did not fit, each after shortening more.
 const CONTEXT_RETRIES: usize = 2;
+/// The temperatures a turn that repeats an earlier call is sampled again
+/// at, one after the other, until it makes a new one.
+const RESAMPLE_TEMPERATURES: [f32; 2] = [0.7, 1.0];
+/// Steps the policy stopped after which only `answer` is offered.
+const STOPS_BEFORE_ANSWER: usize = 2;
 
 /// How the loop runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -322,6 +328,16 @@ impl Agent {
         let mut idle_turns = 0;
         // The last turn did nothing but start background jobs.
         let mut only_waiting = false;
+        // Pipelines that failed in this request, with the step and the
+        // first line of what the model was told: never run twice.
+        let mut failed: Vec<(String, usize, String)> = Vec::new();
+        // Steps the policy stopped (blocked, or not approved).
+        let mut stops = 0;
+        let mut stopped_calls: Vec<String> = Vec::new();
+        // An answer was already sent back for facts no result shows.
+        let mut grounding_asked = false;
+        // The model was told this turn is for `answer` only.
+        let mut told_to_answer = false;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -355,19 +371,46 @@ impl Agent {
                     "the model keeps repeating itself without an answer",
                 ));
             }
-            let answer_only = idle_turns >= STUCK_TURNS;
-            if answer_only && idle_turns == STUCK_TURNS {
+            let can_answer = self.options.kind != PromptKind::Suggest;
+            let last_step = step == self.options.max_steps && step > 1 && can_answer;
+            let stopped_twice = stops >= STOPS_BEFORE_ANSWER && can_answer;
+            let answer_only = idle_turns >= STUCK_TURNS || last_step || stopped_twice;
+            if idle_turns == STUCK_TURNS {
                 self.notice(
                     "the model is going round in circles; it is asked to answer now".into(),
                 );
                 self.push(Message::user(
                     "You are repeating yourself. Stop and call `answer` now with what you know.",
                 ));
+            } else if answer_only && !told_to_answer {
+                told_to_answer = true;
+                self.push(Message::user(if last_step {
+                    "This is the last step. Call `answer` now: what you found, or what you could not do and why."
+                } else {
+                    "The policy stopped your steps. Call `answer` now: tell the user what you did not do and why."
+                }));
             }
-            let turn = match self.model_turn(answer_only, cancel) {
+            let mut turn = match self.model_turn(answer_only, self.options.temperature, cancel) {
                 TurnResult::Turn(turn) => turn,
                 TurnResult::End(ending) => return ending,
             };
+            // A call made before gives nothing new, and a greedy model
+            // asked again in the same words makes it again: sample the turn
+            // anew, warmer, without the repeat in the conversation.
+            for temperature in RESAMPLE_TEMPERATURES {
+                let Some(earlier) = repeated_call(&turn, &made) else {
+                    break;
+                };
+                self.emit(AgentEvent::Repaired {
+                    step,
+                    message: format!("the same call as step {earlier}; sampled again"),
+                });
+                let temperature = temperature.max(self.options.temperature);
+                turn = match self.model_turn(answer_only, temperature, cancel) {
+                    TurnResult::Turn(turn) => turn,
+                    TurnResult::End(ending) => return ending,
+                };
+            }
             idle_turns += 1;
             if let Some(repair) = turn.repair.clone() {
                 self.emit(AgentEvent::Repaired {
@@ -418,11 +461,7 @@ impl Agent {
                 if cancel.is_cancelled() {
                     return Ending::Cancelled;
                 }
-                let signature = format!(
-                    "{} {}",
-                    call.name,
-                    serde_json::Value::Object(call.arguments.clone())
-                );
+                let signature = call_key(call);
                 let action = match without_degenerate(Action::from_call(call)) {
                     Ok(action) => action,
                     Err((what, unit, repeats)) => {
@@ -447,8 +486,14 @@ impl Agent {
                     matches!(action, Action::Help { .. })
                         || (repeats_last_step && matches!(action, Action::Run { .. }))
                 });
-                made.push((step, skipped.map_or(step, |(_, ran)| ran), signature));
+                made.push((
+                    step,
+                    skipped.map_or(step, |(_, ran)| ran),
+                    signature.clone(),
+                ));
                 if let Some((_, earlier)) = skipped {
+                    // Asking again for what the policy stopped is a stop too.
+                    stops += usize::from(stopped_calls.contains(&signature));
                     self.emit(AgentEvent::Repaired {
                         step,
                         message: format!("the same call as step {earlier}; not made again"),
@@ -480,14 +525,48 @@ impl Agent {
                 if !starts_job {
                     only_waiting = false;
                 }
+                let failed_before = match &action {
+                    Action::Run { pipeline, .. } => {
+                        let key = normalize(pipeline);
+                        failed.iter().find(|(k, ..)| *k == key).cloned()
+                    }
+                    _ => None,
+                };
                 let result = match action {
-                    Action::Run { pipeline, .. } if starts_job => self.start_job(step, &pipeline),
-                    Action::Run { pipeline, why, .. } => {
-                        if self.may_run() {
-                            self.run_step(step, &pipeline, &why, cancel)
+                    Action::Run { pipeline, .. } if starts_job && failed_before.is_none() => {
+                        self.start_job(step, &pipeline)
+                    }
+                    Action::Run { pipeline, why, .. } if self.may_run() => {
+                        let key = normalize(&pipeline);
+                        if let Some((_, earlier, error)) = failed_before {
+                            self.emit(AgentEvent::Repaired {
+                                step,
+                                message: format!(
+                                    "the pipeline that failed at step {earlier}; not run again"
+                                ),
+                            });
+                            idle_turns += usize::from(progress);
+                            format!(
+                                "Not run: this same pipeline failed at step {earlier} ({error}). Change what failed, try another command, or call `answer`."
+                            )
                         } else {
-                            "Nothing may run here: explain from what you were shown, then call `answer`.".to_string()
+                            let (text, status) = self.run_step(step, &pipeline, &why, cancel);
+                            match status {
+                                StepStatus::Blocked | StepStatus::Denied => {
+                                    stops += 1;
+                                    stopped_calls.push(signature.clone());
+                                    failed.push((key, step, first_line(&text)));
+                                }
+                                StepStatus::Failed | StepStatus::Unparsable => {
+                                    failed.push((key, step, first_line(&text)));
+                                }
+                                _ => {}
+                            }
+                            text
                         }
+                    }
+                    Action::Run { .. } => {
+                        "Nothing may run here: explain from what you were shown, then call `answer`.".to_string()
                     }
                     Action::Help { command } => {
                         self.emit(AgentEvent::LookedUp {
@@ -495,6 +574,27 @@ impl Agent {
                             command: command.clone(),
                         });
                         command_help(self.shell.session().engine_state(), &command)
+                    }
+                    Action::Answer { text, .. }
+                        if !grounding_asked
+                            && !answer_only
+                            && self.options.kind == PromptKind::Task
+                            && !self.ungrounded(&text).is_empty() =>
+                    {
+                        grounding_asked = true;
+                        idle_turns += usize::from(progress);
+                        let facts = self.ungrounded(&text);
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: format!(
+                                "the answer states {} that no result shows; asked to check",
+                                facts.join(", ")
+                            ),
+                        });
+                        format!(
+                            "Not answered yet: your answer states {} but no result shows that. Run a pipeline that finds it, then answer; or answer with only what the results show.",
+                            facts.join(", ")
+                        )
                     }
                     Action::Answer { text, out } => match out {
                         None => {
@@ -508,6 +608,14 @@ impl Agent {
                                     text,
                                     data: Some(value),
                                 };
+                            }
+                            // Nothing to return, or no turn left to fix it
+                            // in: the answer's text is the answer.
+                            None if (answer_only || self.shell.out(0).is_none())
+                                && !text.trim().is_empty() =>
+                            {
+                                self.answered_out = None;
+                                return Ending::Answered { text, data: None };
                             }
                             None => format!(
                                 "There is no $out.{n}: {}. Answer again with an existing one, or without `out`.",
@@ -524,7 +632,12 @@ impl Agent {
 
     /// One model turn, the conversation fitted to the context first; a
     /// prompt that still does not fit is shortened further and retried.
-    fn model_turn(&mut self, answer_only: bool, cancel: &CancelToken) -> TurnResult {
+    fn model_turn(
+        &mut self,
+        answer_only: bool,
+        temperature: f32,
+        cancel: &CancelToken,
+    ) -> TurnResult {
         let mut tools = tool_defs(self.options.kind);
         let mut tool_choice = self.options.tool_choice;
         if answer_only {
@@ -542,7 +655,7 @@ impl Agent {
                 tools: tools.clone(),
                 tool_choice,
                 max_tokens: self.options.max_tokens,
-                temperature: self.options.temperature,
+                temperature,
             };
             let sink = self.sink.clone();
             let mut notices = Vec::new();
@@ -581,6 +694,22 @@ impl Agent {
 
     fn may_run(&self) -> bool {
         self.options.kind.runs_pipelines()
+    }
+
+    /// Facts of `answer` that no message of this conversation holds (the
+    /// machine's facts in the system prompt, the results, the requests,
+    /// the pipelines written).
+    fn ungrounded(&self, answer: &str) -> Vec<String> {
+        // Not the turn that answers.
+        let before = &self.messages[..self.messages.len().saturating_sub(1)];
+        let mut sources: Vec<&str> = before.iter().map(|m| m.content.as_str()).collect();
+        let calls: Vec<String> = before
+            .iter()
+            .flat_map(|m| &m.tool_calls)
+            .map(|call| serde_json::Value::Object(call.arguments.clone()).to_string())
+            .collect();
+        sources.extend(calls.iter().map(String::as_str));
+        grounding::ungrounded(answer, &sources)
     }
 
     /// Take an event from outside into the conversation.
@@ -733,8 +862,84 @@ impl Agent {
         }
     }
 
-    /// Check, (ask,) run and observe one pipeline; the text for the model.
-    fn run_step(&mut self, step: usize, pipeline: &str, why: &str, cancel: &CancelToken) -> String {
+    /// Check, (ask,) run and observe one pipeline; the text for the model
+    /// and how the step ended. Names that are neither commands nor
+    /// programs go back to the model unrun; a POSIX pipeline of programs
+    /// that nu cannot parse runs as those programs.
+    fn run_step(
+        &mut self,
+        step: usize,
+        pipeline: &str,
+        why: &str,
+        cancel: &CancelToken,
+    ) -> (String, StepStatus) {
+        let (plan, _) = self.shell.check(pipeline);
+        let finds = |program: &str| self.shell.finds_program(program);
+        let unknown = plan
+            .as_ref()
+            .map(|plan| repair::unknown_programs(plan, finds))
+            .unwrap_or_default();
+        if plan.is_some() && unknown.is_empty() {
+            return self.run_checked(step, pipeline, why, cancel);
+        }
+        // Bash in a Nushell pipeline: its exact Nushell form runs where the
+        // policy lets it run without a question.
+        let engine = self.shell.session().engine_state();
+        let nushell = bash_forms::as_nushell(engine, pipeline).filter(|nu| {
+            let (plan, decision) = self.shell.check(nu);
+            plan.is_some_and(|plan| repair::unknown_programs(&plan, finds).is_empty())
+                && decision.verdict == Verdict::Allow
+        });
+        if let Some(nu) = nushell {
+            let (text, status) = self.run_checked(step, &nu, why, cancel);
+            return (
+                format!("That was bash; it ran as Nushell: `{nu}`.\n{text}"),
+                status,
+            );
+        }
+        // A plain POSIX pipeline of programs runs as those programs.
+        let programs = plan
+            .is_none()
+            .then(|| bash_forms::as_programs(pipeline, finds))
+            .flatten()
+            .filter(|programs| self.shell.check(programs).0.is_some());
+        if let Some(programs) = programs {
+            let (text, status) = self.run_checked(step, &programs, why, cancel);
+            let text = format!(
+                "Nushell could not parse that, so it ran as programs: `{programs}`.\n{text}"
+            );
+            return (text, status);
+        }
+        if !unknown.is_empty() {
+            let text = repair::unknown_programs_message(engine, &unknown);
+            self.emit(AgentEvent::Proposed {
+                step,
+                pipeline: pipeline.to_string(),
+                why: why.to_string(),
+                verdict: Verdict::Refuse,
+                label: format!("not a command: {}", unknown.join(", ")),
+            });
+            self.emit(AgentEvent::Observed {
+                step,
+                status: StepStatus::Failed,
+                out: None,
+                preview: format!("`{}` is not a command or a program", unknown[0]),
+                approved_by: None,
+                duration: Duration::ZERO,
+            });
+            return (text, StepStatus::Failed);
+        }
+        self.run_checked(step, pipeline, why, cancel)
+    }
+
+    /// Check, (ask,) run and observe `pipeline` as it is.
+    fn run_checked(
+        &mut self,
+        step: usize,
+        pipeline: &str,
+        why: &str,
+        cancel: &CancelToken,
+    ) -> (String, StepStatus) {
         let (_, decision) = self.shell.check(pipeline);
         self.emit(AgentEvent::Proposed {
             step,
@@ -774,7 +979,8 @@ impl Agent {
                     if let Some(notice) = &ran.notice {
                         self.notice(notice.clone());
                     }
-                    return self.promote(step, pipeline, after, promoted, started);
+                    let text = self.promote(step, pipeline, after, promoted, started);
+                    return (text, StepStatus::Stopped);
                 }
             },
         };
@@ -791,17 +997,67 @@ impl Agent {
             approved_by: ran.approved_by.clone(),
             duration: started.elapsed(),
         });
-        let observed = observation(
+        let mut observed = observation(
             &ran,
             status,
             self.options.observe_tokens,
             self.options.observe,
         );
-        match &ran.notice {
+        if status == StepStatus::Unparsable
+            && let Some(diagnostic) = &ran.outcome.error
+            && let Some(hint) =
+                repair::usage_hint(self.shell.session().engine_state(), pipeline, diagnostic)
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
+        }
+        let text = match &ran.notice {
             Some(notice) => format!("Note: {notice}.\n{observed}"),
             None => observed,
-        }
+        };
+        (text, status)
     }
+}
+
+/// What makes two calls the same: the tool and its arguments; for `nu`,
+/// the pipeline alone (another `why` or `background` runs the same).
+fn call_key(call: &crate::llm::ToolCall) -> String {
+    match Action::from_call(call) {
+        Action::Run { pipeline, .. } => format!("{} {}", call.name, normalize(&pipeline)),
+        _ => format!(
+            "{} {}",
+            call.name,
+            serde_json::Value::Object(call.arguments.clone())
+        ),
+    }
+}
+
+/// The step of an earlier call that `turn` makes again (a pipeline or a
+/// lookup; an answer may be repeated).
+fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -> Option<usize> {
+    turn.tool_calls
+        .iter()
+        .filter(|call| call.name != super::ANSWER_TOOL)
+        .find_map(|call| {
+            let key = call_key(call);
+            made.iter().find(|(_, _, k)| *k == key).map(|(n, ..)| *n)
+        })
+}
+
+/// `pipeline` with runs of whitespace made one space: the same pipeline
+/// written again.
+fn normalize(pipeline: &str) -> String {
+    pipeline.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first non-empty line of `text`, short.
+fn first_line(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("Error:"))
+        .unwrap_or_default();
+    line.chars().take(160).collect()
 }
 
 /// How a run ended, from what the shell reports.

@@ -10,12 +10,15 @@
 //! goes back to the model with the parser's diagnostic, unexecuted.
 
 mod background;
+mod bash_forms;
 mod compact;
 mod degenerate;
 mod episode;
 mod event;
 mod failure;
+mod grounding;
 mod prompt;
+mod repair;
 mod settings;
 mod suggest;
 mod tools;

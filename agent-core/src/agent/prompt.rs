@@ -34,7 +34,7 @@ impl PromptKind {
 fn role(kind: PromptKind) -> &'static str {
     match kind {
         PromptKind::Task => {
-            "You are nu-agent, working in the user's Nushell (nu) on their machine. Do the user's task by running Nushell pipelines with the `nu` tool, one step at a time; read each result before the next step. When done, call `answer`.\nExample: for \"largest files here\", call nu with {\"pipeline\": \"ls | sort-by size --reverse | first 5\", \"why\": \"the largest files\"}, then answer with {\"text\": \"The largest is …\", \"out\": 0}."
+            "You are nu-agent, working in the user's Nushell (nu) on their machine. Do the user's task by running Nushell pipelines with the `nu` tool, one step at a time; read each result before the next step. When done, call `answer`."
         }
         PromptKind::Explain { investigate: false } => {
             "You are nu-agent, in the user's Nushell (nu). Explain what the user shows you (data or a pipeline) clearly and briefly. Nothing runs. Call `answer` with the explanation."
@@ -48,22 +48,33 @@ fn role(kind: PromptKind) -> &'static str {
     }
 }
 
-/// The Nushell a model gets wrong most, as bash equivalents and rules.
-const NUSHELL: &str = "Nushell, not bash:
-- Pipelines carry tables: `ls | where size > 10mb | sort-by size --reverse | first 5 | select name size`
-- `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `export A=1` -> `$env.A = '1'`; `echo $HOME` -> `$env.HOME`
-- `cat f` -> `open --raw f`; `grep x f` -> `open --raw f | lines | where $it =~ 'x'`; `wc -l` -> `length`; `head -n 5` -> `first 5`
-- `find . -name '*.rs'` -> `glob **/*.rs`; `du -sh d` -> `du d`; `ps aux` -> `ps`; `df -h` -> `sys disks`
-- Strings: 'raw', \"escapes\\n\", interpolation $\"($x) items\". Records {a: 1}, lists [1 2].
-- Programs: `^git status`. Their output is text: parse with `lines`, `from json`, `detect columns`. `^cmd | complete` gives {stdout stderr exit_code} instead of an error.
-- Results are kept: `$out.N` holds step N's full value; slice it instead of running again.
-- An error names the problem and points at it: fix that. Unsure of a command? Call `help`.";
+/// The Nushell a model gets wrong most: commands give tables to filter,
+/// files open as data, and the bash habits to drop.
+const NUSHELL: &str = "Nushell is not bash: commands give tables; filter them with more commands.
+- Files: `ls` (name type size modified), `ls **/*` (recursive), `ls *.log`.
+  `ls | where size > 10kb | sort-by size --reverse | first 5 | select name size`
+  `ls | where modified > ((date now) - 1day)` (older: `<`, `30day`); `ls | where type == dir`
+- Data files open as tables or records: `open f.csv | get price | math avg`, `open f.json | get server.port`, `open f.toml`.
+- Text files open as text: `open app.log | lines | where $it =~ 'ERROR' | length`; `split column ' '`; `parse '{ip} {rest}'`.
+- Numbers: `length`, `math sum`, `math avg`, `math max`; counts per value: `get ext | uniq --count`; `group-by col`.
+- System: `ps` (pid name cpu mem), `sys cpu | length`, `sys mem`, `sys disks`, `du dir`.
+- Programs: `^git log --format='%h %an %s' | lines`, `^ss -tln`; their output is text.
+- Changes: `rm f`, `mv a b`, `cp a b`, `mkdir d`, `$data | save -f out.json`, `ls *.tmp | each { rm $in.name }`.
+- bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`; `cat f` -> `open f`; `grep x f` -> `open f | lines | where $it =~ 'x'`; `wc -l` -> `length`; `head -5` -> `first 5`; `find . -name '*.rs'` -> `glob **/*.rs`; `ps aux` -> `ps`; `df -h` -> `sys disks`.
+- Strings 'raw', \"escapes\\n\", $\"($x) items\"; records {a: 1}; lists [1 2]. `$out.N` holds step N's full value.
+- An error says what to fix: fix it, never run the same thing again. Unsure of a command? Call `help`.";
+
+/// A whole short episode, to copy the form of.
+const EXAMPLE: &str = "Example: user: how many lines of notes.txt mention TODO?
+-> nu {\"pipeline\": \"open notes.txt | lines | where $it =~ 'TODO' | length\", \"why\": \"count TODO lines\"}
+<- 3
+-> answer {\"text\": \"3 lines of notes.txt mention TODO.\"}";
 
 /// How to behave, per kind.
 fn rules(kind: PromptKind) -> &'static str {
     match kind {
         PromptKind::Task => {
-            "Rules: prefer reading before changing; change or delete only what the task asks. The user's policy decides what runs: a denied or blocked step is final, do not retry it. Answer in a few plain sentences; when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
+            "Rules: find facts by running pipelines; answer only with what the results show (names, numbers), never guesses. Change or delete only what the task asks. The user's policy decides what runs: a denied or blocked step is final; do not retry it, answer saying what you did not do and why. Answer in a few plain sentences; when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
         }
         PromptKind::Explain { .. } => {
             "Rules: be concrete: name columns, values and what stands out; say what each command of a pipeline does and what it returns."
@@ -78,6 +89,10 @@ fn rules(kind: PromptKind) -> &'static str {
 /// (see [`crate::context::SystemContext::prompt_text`]).
 pub fn system_prompt(kind: PromptKind, context: &str) -> String {
     let mut prompt = format!("{}\n\n{NUSHELL}\n\n{}", role(kind), rules(kind));
+    if kind == PromptKind::Task {
+        prompt.push_str("\n\n");
+        prompt.push_str(EXAMPLE);
+    }
     let context = context.trim();
     if !context.is_empty() {
         prompt.push_str("\n\n");
@@ -134,6 +149,6 @@ mod tests {
         assert!(suggest.contains("ONE Nushell pipeline"));
         assert!(!suggest.contains("$out.N holding"));
         // Short: about 4 characters a token, the budget is 1,200 with tools.
-        assert!(task.len() < 3_200, "{} chars", task.len());
+        assert!(task.len() < 4_000, "{} chars", task.len());
     }
 }

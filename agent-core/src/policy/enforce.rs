@@ -436,6 +436,30 @@ impl PolicyShell {
         }
     }
 
+    /// True when `program` is a file an external call would run: a path
+    /// to an executable, or a name found in a directory of the session's
+    /// PATH.
+    pub fn finds_program(&self, program: &str) -> bool {
+        let executable = |path: &std::path::Path| {
+            use std::os::unix::fs::PermissionsExt;
+            path.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        };
+        if program.contains('/') {
+            let path = std::path::Path::new(program);
+            return executable(&if path.is_absolute() {
+                path.to_path_buf()
+            } else {
+                self.cwd().join(path)
+            });
+        }
+        !program.is_empty()
+            && self
+                .trusted_path
+                .iter()
+                .any(|dir| executable(&dir.join(program)))
+    }
+
     /// The static layer alone: plan and verdict, nothing runs.
     pub fn check(&self, pipeline: &str) -> (Option<super::Plan>, Decision) {
         let facts = facts_in(&self.policy, &self.cwd(), &UserDirs::of_env(&self.seed.env));

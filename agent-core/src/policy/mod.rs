@@ -25,7 +25,7 @@ mod pattern;
 mod plan;
 mod rules;
 pub mod sandbox;
-mod shell_words;
+pub mod shell_words;
 mod step;
 
 pub use approver::{Approval, ApprovalRequest, Approver, NonInteractive};

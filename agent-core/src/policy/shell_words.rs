@@ -7,6 +7,9 @@
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct ShellCommand {
     pub words: Vec<String>,
+    /// Per word: it was quoted or escaped in part, so a shell would not
+    /// expand a glob in it.
+    pub quoted: Vec<bool>,
     /// Receives the previous command's output through `|`.
     pub piped_into: bool,
     /// Files it redirects output into (`> f`, `>> f`, `2> f`).
@@ -27,11 +30,13 @@ pub fn split(script: &str) -> Split {
     let mut current = ShellCommand::default();
     let mut word = String::new();
     let mut in_word = false;
+    let mut quoted = false;
     let mut redirect_next = false;
     let mut chars = script.chars().peekable();
 
     let finish_word = |word: &mut String,
                        in_word: &mut bool,
+                       quoted: &mut bool,
                        current: &mut ShellCommand,
                        redirect_next: &mut bool| {
         if *in_word {
@@ -40,9 +45,11 @@ pub fn split(script: &str) -> Split {
                 *redirect_next = false;
             } else {
                 current.words.push(std::mem::take(word));
+                current.quoted.push(*quoted);
             }
             *in_word = false;
         }
+        *quoted = false;
     };
     let finish_command = |current: &mut ShellCommand, out: &mut Split, piped: bool| {
         let done = std::mem::take(current);
@@ -56,6 +63,7 @@ pub fn split(script: &str) -> Split {
         match c {
             '\'' => {
                 in_word = true;
+                quoted = true;
                 for q in chars.by_ref() {
                     if q == '\'' {
                         break;
@@ -65,6 +73,7 @@ pub fn split(script: &str) -> Split {
             }
             '"' => {
                 in_word = true;
+                quoted = true;
                 while let Some(q) = chars.next() {
                     match q {
                         '"' => break,
@@ -83,6 +92,7 @@ pub fn split(script: &str) -> Split {
             }
             '\\' => {
                 in_word = true;
+                quoted = true;
                 if let Some(n) = chars.next()
                     && n != '\n'
                 {
@@ -102,13 +112,31 @@ pub fn split(script: &str) -> Split {
                 }
                 finish_command(&mut current, &mut out, false);
             }
-            ' ' | '\t' => finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next),
+            ' ' | '\t' => finish_word(
+                &mut word,
+                &mut in_word,
+                &mut quoted,
+                &mut current,
+                &mut redirect_next,
+            ),
             '\n' | ';' => {
-                finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+                finish_word(
+                    &mut word,
+                    &mut in_word,
+                    &mut quoted,
+                    &mut current,
+                    &mut redirect_next,
+                );
                 finish_command(&mut current, &mut out, false);
             }
             '&' | '|' => {
-                finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+                finish_word(
+                    &mut word,
+                    &mut in_word,
+                    &mut quoted,
+                    &mut current,
+                    &mut redirect_next,
+                );
                 let doubled = chars.peek() == Some(&c);
                 if doubled {
                     chars.next();
@@ -127,7 +155,13 @@ pub fn split(script: &str) -> Split {
                     word.clear();
                     in_word = false;
                 }
-                finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+                finish_word(
+                    &mut word,
+                    &mut in_word,
+                    &mut quoted,
+                    &mut current,
+                    &mut redirect_next,
+                );
                 if chars.peek() == Some(&'>') {
                     chars.next();
                 }
@@ -145,7 +179,13 @@ pub fn split(script: &str) -> Split {
                 redirect_next = true;
             }
             '<' | '(' | ')' | '{' | '}' => {
-                finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+                finish_word(
+                    &mut word,
+                    &mut in_word,
+                    &mut quoted,
+                    &mut current,
+                    &mut redirect_next,
+                );
                 out.opaque = true;
             }
             _ => {
@@ -154,7 +194,13 @@ pub fn split(script: &str) -> Split {
             }
         }
     }
-    finish_word(&mut word, &mut in_word, &mut current, &mut redirect_next);
+    finish_word(
+        &mut word,
+        &mut in_word,
+        &mut quoted,
+        &mut current,
+        &mut redirect_next,
+    );
     finish_command(&mut current, &mut out, false);
     out
 }
@@ -193,6 +239,7 @@ mod tests {
             ]
         );
         assert!(s.commands[2].piped_into);
+        assert_eq!(s.commands[1].quoted, vec![false, true]);
         assert_eq!(s.commands[3].writes, vec!["out".to_string()]);
         assert!(!s.opaque);
     }

@@ -1,0 +1,373 @@
+//! A pipeline a model wrote as bash, made runnable: the exact Nushell form
+//! of common bash commands inside a Nushell pipeline (`ps aux | grep x |
+//! select pid` → `ps | find x | select pid`), or a plain POSIX pipeline of
+//! programs run as those programs (`du -sh * | sort -h` → `^du -sh * |
+//! ^sort -h`). Nothing here decides what may run: the result goes through
+//! the policy as any pipeline does, each program judged by its grammar and
+//! sandboxed as any external.
+
+use nu_protocol::engine::EngineState;
+
+use crate::policy::shell_words;
+
+/// Names of other languages with an exact Nushell command.
+const RENAMED: &[(&str, &str)] = &[
+    ("count", "length"),
+    ("avg", "math avg"),
+    ("average", "math avg"),
+    ("mean", "math avg"),
+    ("sum", "math sum"),
+    ("max", "math max"),
+    ("min", "math min"),
+    ("delete", "rm"),
+    ("remove", "rm"),
+    ("filter", "where"),
+    ("foreach", "each"),
+];
+
+/// `pipeline` with the bash commands in it written as Nushell, where the
+/// translation is exact: `ps ARGS` → `ps`, `grep [-i] [-v] X` on a
+/// pipeline's output → `find`, `wc -l` → `length`, `head -n N` → `first
+/// N`, `tail` → `last`, `cat F` → `open F`, `sort [-r]`, `uniq [-c]`,
+/// `du -sh P` → `du P`, `df` → `sys disks`, names of other languages
+/// (`count` → `length`), and flags a Nushell command does not have
+/// dropped. `None` when nothing changed.
+pub fn as_nushell(engine: &EngineState, pipeline: &str) -> Option<String> {
+    let elements = split_pipeline(pipeline)?;
+    let mut out: Vec<String> = Vec::new();
+    let mut changed = false;
+    for (index, element) in elements.iter().enumerate() {
+        let element = element.trim();
+        let previous_is_program = index > 0 && elements[index - 1].trim().starts_with('^');
+        match translate(engine, element, index == 0, previous_is_program) {
+            Some(nu) => {
+                changed |= nu != element;
+                out.push(nu);
+            }
+            // A program left as it is would read a table as text.
+            None if index > 0 && is_program(engine, element) => return None,
+            None => out.push(element.to_string()),
+        }
+    }
+    changed.then(|| out.join(" | "))
+}
+
+/// One element, translated; `None` to leave it as it is.
+fn translate(
+    engine: &EngineState,
+    element: &str,
+    first: bool,
+    after_program: bool,
+) -> Option<String> {
+    // Only plain words: closures, subexpressions and variables stay.
+    if element.contains(['{', '(', '[', '$', '`']) {
+        return None;
+    }
+    let split = shell_words::split(element);
+    let [command] = split.commands.as_slice() else {
+        return None;
+    };
+    if split.opaque || !command.writes.is_empty() {
+        return None;
+    }
+    let (head, args) = command.words.split_first()?;
+    let flags: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| is_flag(a))
+        .collect();
+    let operands: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !is_flag(a))
+        .collect();
+    let has = |short: char, long: &str| {
+        flags
+            .iter()
+            .any(|f| *f == format!("--{long}") || (!f.starts_with("--") && f[1..].contains(short)))
+    };
+    let count = |default: usize| {
+        // `-n 5`, `-5`, `-n5`.
+        args.iter()
+            .filter_map(|a| {
+                a.trim_start_matches("-n")
+                    .trim_start_matches('-')
+                    .parse()
+                    .ok()
+            })
+            .next()
+            .unwrap_or(default)
+    };
+    let quote = |word: &str| nu_string(word);
+    let only_numbers = operands
+        .iter()
+        .all(|o| o.trim_start_matches('-').parse::<usize>().is_ok());
+    let translated = match head.as_str() {
+        "ps" => "ps".to_string(),
+        "grep" | "egrep" if !first && operands.len() == 1 => {
+            let mut find = String::from("find");
+            if has('i', "ignore-case") {
+                find.push_str(" -i");
+            }
+            if has('v', "invert-match") {
+                find.push_str(" -v");
+            }
+            let counted = if has('c', "count") { " | length" } else { "" };
+            let lines = if after_program { "lines | " } else { "" };
+            format!("{lines}{find} {}{counted}", quote(operands[0]))
+        }
+        "grep" | "egrep" if first && operands.len() == 2 => {
+            let pattern = if has('i', "ignore-case") {
+                format!("(?i){}", operands[0])
+            } else {
+                operands[0].to_string()
+            };
+            let op = if has('v', "invert-match") { "!~" } else { "=~" };
+            let counted = if has('c', "count") { " | length" } else { "" };
+            format!(
+                "open --raw {} | lines | where $it {op} {}{counted}",
+                quote(operands[1]),
+                quote(&pattern)
+            )
+        }
+        "wc" if !first && has('l', "lines") => if after_program {
+            "lines | length"
+        } else {
+            "length"
+        }
+        .to_string(),
+        "head" if !first && only_numbers => format!("first {}", count(10)),
+        "tail" if !first && only_numbers => format!("last {}", count(10)),
+        "cat" if first && operands.len() == 1 && flags.is_empty() => {
+            format!("open {}", quote(operands[0]))
+        }
+        "sort" if !first && operands.is_empty() => if has('r', "reverse") {
+            "sort --reverse"
+        } else {
+            "sort"
+        }
+        .to_string(),
+        "uniq" if !first && operands.is_empty() => if has('c', "count") {
+            "uniq --count"
+        } else {
+            "uniq"
+        }
+        .to_string(),
+        "du" if first && !flags.is_empty() => {
+            let paths: Vec<String> = operands.iter().map(|p| nu_string_or_bare(p)).collect();
+            format!("du {}", paths.join(" ")).trim_end().to_string()
+        }
+        "df" if first && operands.is_empty() => "sys disks".to_string(),
+        name => match RENAMED.iter().find(|(from, _)| *from == name) {
+            Some((_, to)) if engine.find_decl(name.as_bytes(), &[]).is_none() => {
+                let mut words = vec![to.to_string()];
+                words.extend(args.iter().map(|a| quote(a)));
+                words.join(" ")
+            }
+            _ => without_unknown_flags(engine, head, args)?,
+        },
+    };
+    Some(translated)
+}
+
+/// `element` calls a program, not a Nushell command (nor a value).
+fn is_program(engine: &EngineState, element: &str) -> bool {
+    let head = element.split_whitespace().next().unwrap_or_default();
+    head.starts_with(|c: char| c.is_ascii_alphabetic())
+        && engine.find_decl(head.as_bytes(), &[]).is_none()
+}
+
+/// `head args` with the flags `head`'s signature does not have left out;
+/// `None` when `head` is not a Nushell command or all its flags are known.
+fn without_unknown_flags(engine: &EngineState, head: &str, args: &[String]) -> Option<String> {
+    let decl = engine.find_decl(head.as_bytes(), &[])?;
+    let signature = engine.get_decl(decl).signature();
+    let known = |flag: &str| {
+        if let Some(long) = flag.strip_prefix("--") {
+            let long = long.split('=').next().unwrap_or_default();
+            signature.named.iter().any(|f| f.long == long)
+        } else {
+            flag[1..]
+                .chars()
+                .all(|c| signature.named.iter().any(|f| f.short == Some(c)))
+        }
+    };
+    let kept: Vec<&String> = args.iter().filter(|a| !is_flag(a) || known(a)).collect();
+    if kept.len() == args.len() {
+        return None;
+    }
+    let mut words = vec![head.to_string()];
+    words.extend(kept.iter().map(|a| nu_string_or_bare(a)));
+    Some(words.join(" "))
+}
+
+/// A flag (`-l`, `--long`), not a negative number.
+fn is_flag(word: &str) -> bool {
+    word.len() > 1 && word.starts_with('-') && !word[1..].starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// `text` as a nu string literal.
+fn nu_string(text: &str) -> String {
+    nu_word(text, true)
+}
+
+/// `word` bare where nu reads it as written, quoted otherwise.
+fn nu_string_or_bare(word: &str) -> String {
+    nu_word(word, false)
+}
+
+/// The elements of a pipeline split at its top-level `|` (not inside
+/// quotes, brackets or closures); `None` for a pipeline of one element.
+fn split_pipeline(pipeline: &str) -> Option<Vec<String>> {
+    let mut elements = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    for c in pipeline.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '{' | '(' | '[') => depth += 1,
+            (None, '}' | ')' | ']') => depth -= 1,
+            (None, '|') if depth == 0 => {
+                elements.push(std::mem::take(&mut current));
+                continue;
+            }
+            (None, ';' | '\n') if depth == 0 => return None,
+            _ => {}
+        }
+        current.push(c);
+    }
+    elements.push(current);
+    (elements.len() > 1 || !elements[0].trim().is_empty()).then_some(elements)
+}
+
+/// `pipeline` as external programs, where it is a plain POSIX pipeline
+/// (words, quotes, `|`, output thrown to `/dev/null`) whose every command
+/// is a program `finds_program` finds: `ps aux | grep 'x y'` →
+/// `^ps aux | ^grep 'x y'`. Globs the shell would expand stay bare (nu
+/// expands them too); quoted words stay quoted. `None` for anything else
+/// (substitutions, `&&`, redirections to files, variables, assignments).
+pub fn as_programs(pipeline: &str, finds_program: impl Fn(&str) -> bool) -> Option<String> {
+    let split = shell_words::split(pipeline);
+    if split.opaque || split.commands.is_empty() {
+        return None;
+    }
+    let mut elements = Vec::new();
+    for (index, command) in split.commands.iter().enumerate() {
+        if command.piped_into != (index > 0)
+            || command.writes.iter().any(|w| w != "/dev/null")
+            || command.words.len() != command.quoted.len()
+        {
+            return None;
+        }
+        let (program, args) = command.words.split_first()?;
+        if program.contains('=') || !finds_program(program) {
+            return None;
+        }
+        let mut element = format!("^{program}");
+        for (arg, quoted) in args.iter().zip(&command.quoted[1..]) {
+            element.push(' ');
+            element.push_str(&nu_word(arg, *quoted));
+        }
+        elements.push(element);
+    }
+    Some(elements.join(" | "))
+}
+
+/// `word` as an argument of an external call in nu: bare where the shell
+/// would have left it bare and nu reads it the same, quoted otherwise.
+fn nu_word(word: &str, quoted: bool) -> String {
+    let bare = !quoted
+        && !word.is_empty()
+        && !word.starts_with('#')
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-./*?~+=:,@%^".contains(c));
+    if bare {
+        word.to_string()
+    } else if !word.contains('\'') {
+        format!("'{word}'")
+    } else {
+        let mut hashes = String::from("#");
+        while word.contains(&format!("'{hashes}")) {
+            hashes.push('#');
+        }
+        format!("r{hashes}'{word}'{hashes}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::Engine;
+
+    fn on_path(program: &str) -> bool {
+        ["ps", "grep", "du", "ls", "find", "wc", "cut"].contains(&program)
+    }
+
+    #[test]
+    fn a_posix_pipeline_of_programs_runs_as_those_programs() {
+        assert_eq!(
+            as_programs("ps aux | grep 'my server'", on_path).as_deref(),
+            Some("^ps aux | ^grep 'my server'")
+        );
+        assert_eq!(
+            as_programs("find . -name '*.rs' 2>/dev/null | wc -l", on_path).as_deref(),
+            Some("^find . -name '*.rs' | ^wc -l")
+        );
+        assert_eq!(
+            as_programs("du -sh *", on_path).as_deref(),
+            Some("^du -sh *")
+        );
+        assert_eq!(
+            as_programs(r#"grep "it's" f"#, on_path).as_deref(),
+            Some("^grep r#'it's'# f")
+        );
+        // Not plain pipelines, or programs that are not there.
+        assert_eq!(as_programs("ps aux && rm x", on_path), None);
+        assert_eq!(as_programs("ls > out.txt", on_path), None);
+        assert_eq!(as_programs("grep $(whoami) f", on_path), None);
+        assert_eq!(as_programs("ls | frobnicate", on_path), None);
+        assert_eq!(as_programs("X=1 ls", on_path), None);
+    }
+
+    #[test]
+    fn bash_inside_a_nushell_pipeline_becomes_its_exact_nushell_form() {
+        let engine = Engine::standard();
+        let nu = |p: &str| as_nushell(engine.state(), p);
+        assert_eq!(
+            nu("ps aux | grep eval-ticker | select pid").as_deref(),
+            Some("ps | find 'eval-ticker' | select pid")
+        );
+        assert_eq!(
+            nu("grep -ic error app.log").as_deref(),
+            Some("open --raw 'app.log' | lines | where $it =~ '(?i)error' | length")
+        );
+        assert_eq!(
+            nu("ls | get name | head -5").as_deref(),
+            Some("ls | get name | first 5")
+        );
+        assert_eq!(
+            nu("ls | where size > 1kb | wc -l").as_deref(),
+            Some("ls | where size > 1kb | length")
+        );
+        assert_eq!(
+            nu("^git log --oneline | head -n 3").as_deref(),
+            Some("^git log --oneline | first 3")
+        );
+        assert_eq!(
+            nu("ls -la --recursive | sort-by size").as_deref(),
+            Some("ls -la | sort-by size")
+        );
+        assert_eq!(
+            nu("open products.csv | get price | avg").as_deref(),
+            Some("open products.csv | get price | math avg")
+        );
+        assert_eq!(nu("ls | where size > 1kb | length"), None);
+        assert_eq!(nu("ls | each { |f| rm $f.name }"), None);
+        assert_eq!(nu("ls; ps aux | grep x"), None);
+        assert_eq!(nu("du -sh a.txt | cut -f2"), None, "cut would read a table");
+    }
+}

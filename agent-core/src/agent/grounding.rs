@@ -1,0 +1,123 @@
+//! Facts in an answer that nothing the model read supports: numbers and
+//! hashes it did not see in any result, the request or its own pipelines.
+//! A small model with no data answers from imagination (`the commit is
+//! 1234567…`, `ports 22, 80, 443`); such an answer is sent back once,
+//! before it reaches the user, to be grounded in a result or cut down.
+
+/// Facts of `answer` that appear in none of `sources`: numbers of two or
+/// more digits or with decimals (small counts are left alone), and
+/// hex strings of 7 or more characters (hashes), each once, in order.
+/// A number counts as seen when a source holds a number that rounds to it
+/// at the answer's precision (`12.5` is seen in `12.4999`).
+pub fn ungrounded(answer: &str, sources: &[&str]) -> Vec<String> {
+    let seen_numbers: Vec<f64> = sources
+        .iter()
+        .flat_map(|s| numbers(s))
+        .filter_map(|n| n.replace(',', "").parse().ok())
+        .collect();
+    let lowered: Vec<String> = sources.iter().map(|s| s.to_lowercase()).collect();
+    let mut facts: Vec<String> = Vec::new();
+    for word in answer.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if is_hash(word) && !lowered.iter().any(|s| s.contains(&word.to_lowercase())) {
+            facts.push(word.to_string());
+        }
+    }
+    for number in numbers(answer) {
+        let digits = number.chars().filter(char::is_ascii_digit).count();
+        let decimals = number.split_once('.').map_or(0, |(_, d)| d.len());
+        if digits < 2 && decimals == 0 {
+            continue;
+        }
+        let Ok(value) = number.replace(',', "").parse::<f64>() else {
+            continue;
+        };
+        let scale = 10f64.powi(decimals as i32);
+        let seen = seen_numbers
+            .iter()
+            .any(|n| ((n * scale).round() - value * scale).abs() < 0.5);
+        if !seen && !facts.contains(&number) {
+            facts.push(number);
+        }
+    }
+    facts
+}
+
+/// A word that looks like a hash: 7+ hex digits with a letter and a digit.
+fn is_hash(word: &str) -> bool {
+    word.len() >= 7
+        && word.chars().all(|c| c.is_ascii_hexdigit())
+        && word.chars().any(|c| c.is_ascii_digit())
+        && word.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// The numbers written in `text` (`1,024`, `12.5`), not those inside words
+/// (`v2`, `a1b2`).
+fn numbers(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let starts = chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_alphanumeric());
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut end = i;
+        while end < chars.len()
+            && (chars[end].is_ascii_digit()
+                || (matches!(chars[end], '.' | ',')
+                    && chars.get(end + 1).is_some_and(char::is_ascii_digit)))
+        {
+            end += 1;
+        }
+        let inside_word = chars.get(end).is_some_and(|c| c.is_alphabetic())
+            && chars[i..end].iter().all(char::is_ascii_digit)
+            && chars.get(end + 1).is_some_and(|c| c.is_ascii_hexdigit());
+        if !inside_word {
+            found.push(chars[i..end].iter().collect());
+        }
+        i = end.max(i + 1);
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_not_in_any_result_are_caught() {
+        let sources = [
+            "How big is data.csv?",
+            "╭───┬──────────┬────────╮\n│ 0 │ data.csv │ 1,536 B │",
+        ];
+        assert!(ungrounded("data.csv is 1536 bytes.", &sources).is_empty());
+        assert_eq!(
+            ungrounded("data.csv is 2048 bytes, commit 1a2b3c4d5e.", &sources),
+            vec!["1a2b3c4d5e".to_string(), "2048".into()]
+        );
+        // Small counts and numbers the request holds are left alone.
+        assert!(ungrounded("3 files; data.csv", &sources).is_empty());
+    }
+
+    #[test]
+    fn a_number_rounded_from_a_result_is_seen() {
+        let sources = ["│ 12.4999 │", "17.25"];
+        assert!(ungrounded("The average is 12.5.", &sources).is_empty());
+        assert!(ungrounded("About 17.3 GB.", &sources).is_empty());
+        assert_eq!(
+            ungrounded("It is 13.5.", &sources),
+            vec!["13.5".to_string()]
+        );
+    }
+
+    #[test]
+    fn hashes_match_a_longer_hash_they_start() {
+        let sources = ["commit 9fceb02d0ae598e95dc970b74767f19372d61af8"];
+        assert!(ungrounded("The last commit is 9fceb02.", &sources).is_empty());
+        assert_eq!(
+            ungrounded("The last commit is 1234567abc.", &sources),
+            vec!["1234567abc".to_string()]
+        );
+    }
+}

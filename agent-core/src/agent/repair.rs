@@ -1,0 +1,282 @@
+//! What a small model writes that is not Nushell, turned into something it
+//! can act on before (or instead of) running it:
+//! - a name that is neither a Nushell command nor a program on PATH is an
+//!   error naming the Nushell form (`count` → `length`), never a question
+//!   to the user about running an unknown program;
+//! - a pipeline that does not parse gets the usage of the command the error
+//!   points at, and the Nushell form of a bash habit there.
+//!
+//! Nothing here decides what may run: the rewritten pipeline goes through
+//! the same policy as any other.
+
+use nu_protocol::engine::EngineState;
+
+use crate::{policy::Plan, shell::Diagnostic};
+
+/// The Nushell form of names small models bring from bash, SQL or Python.
+const NUSHELL_FORMS: &[(&str, &str)] = &[
+    (
+        "count",
+        "`length` counts the rows of a table or the items of a list",
+    ),
+    ("avg", "`math avg`"),
+    ("average", "`math avg`"),
+    ("mean", "`math avg`"),
+    ("sum", "`math sum`"),
+    ("max", "`math max`"),
+    ("min", "`math min`"),
+    ("round", "`math round`"),
+    (
+        "delete",
+        "`rm path`; for a table of files: `each { rm $in.name }`",
+    ),
+    (
+        "remove",
+        "`rm path`; for a table of files: `each { rm $in.name }`",
+    ),
+    ("del", "`rm path`"),
+    ("unlink", "`rm path`"),
+    ("rename", "`mv old new`"),
+    ("move", "`mv old new`"),
+    ("copy", "`cp from to`"),
+    ("set", "`let name = value`"),
+    ("export", "`$env.NAME = 'value'`"),
+    ("echo", "the value itself (`'text'`), or `print`"),
+    ("printf", "a string `$\"($x) items\"`"),
+    (
+        "cat",
+        "`open file` (a table for .csv .tsv .json .toml .yaml) or `open --raw file` (text)",
+    ),
+    (
+        "grep",
+        "`open --raw file | lines | where $it =~ 'text'`, or `where column =~ 'text'` on a table",
+    ),
+    ("head", "`first N`"),
+    ("tail", "`last N`"),
+    ("wc", "`lines | length` (or `length` on a table)"),
+    (
+        "awk",
+        "`split column ' '` then `get column1`, or `get column` on a table",
+    ),
+    (
+        "cut",
+        "`split column ','` then `get column1`, or `get column` on a table",
+    ),
+    ("sed", "`str replace 'old' 'new'`"),
+    ("tr", "`str replace --all 'a' 'b'`, `str downcase`"),
+    ("xargs", "`each { |it| ... }`"),
+    ("filter", "`where condition`"),
+    ("map", "`each { |it| ... }`"),
+    ("foreach", "`each { |it| ... }`"),
+    ("jq", "`open file.json` or `from json`, then `get field`"),
+    ("stat", "`ls -l path`"),
+    ("basename", "`path basename`"),
+    ("dirname", "`path dirname`"),
+    ("realpath", "`path expand`"),
+    (
+        "netstat",
+        "`^ss -tlnp` (text; `detect columns` makes it a table)",
+    ),
+    (
+        "ps",
+        "Nushell's `ps` takes no arguments and gives a table (pid, name, cpu, mem): `ps | where name =~ 'x' | select pid name mem`",
+    ),
+    (
+        "du",
+        "Nushell's `du path` gives a table (path, apparent, physical); `ls | where type == dir` lists folders",
+    ),
+    ("df", "`sys disks`"),
+    ("free", "`sys mem`"),
+    ("nproc", "`sys cpu | length`"),
+    (
+        "ls",
+        "Nushell's `ls` gives a table (name, type, size, modified): filter it with `where`, e.g. `ls | where modified > ((date now) - 1day)`, `ls **/* | where type == file`",
+    ),
+    ("find", "`ls **/* | where name =~ 'x'` or `glob '**/*.rs'`"),
+    ("sort", "`sort-by column` (`--reverse` for largest first)"),
+    ("uniq", "`uniq`, or `uniq --count` for counts"),
+    ("date", "`date now`"),
+    ("test", "`'path' | path exists`"),
+    ("nuon", "`to nuon` / `from nuon`"),
+];
+
+/// The Nushell form for `name`, where it is a known habit.
+pub fn nushell_form(name: &str) -> Option<&'static str> {
+    NUSHELL_FORMS
+        .iter()
+        .find(|(habit, _)| *habit == name)
+        .map(|(_, form)| *form)
+}
+
+/// The external programs `plan` calls that `finds_program` cannot find
+/// (each once, in order): names the model invented or took from another
+/// language. Dynamic heads (`^$x`) are left to the policy.
+pub fn unknown_programs(plan: &Plan, finds_program: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut unknown: Vec<String> = Vec::new();
+    for step in &plan.steps {
+        let Some(program) = step.name.strip_prefix('^') else {
+            continue;
+        };
+        let plain = !program.is_empty()
+            && program
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.+/".contains(c));
+        if plain && !finds_program(program) && !unknown.iter().any(|u| u == program) {
+            unknown.push(program.to_string());
+        }
+    }
+    unknown
+}
+
+/// What the model is told of names that are neither commands nor
+/// programs: the Nushell form, or the closest command names.
+pub fn unknown_programs_message(engine: &EngineState, names: &[String]) -> String {
+    let commands: Vec<String> = engine
+        .get_decls_sorted(false)
+        .into_iter()
+        .filter_map(|(name, _)| String::from_utf8(name).ok())
+        .collect();
+    let mut text = String::from("Nothing ran.");
+    for name in names {
+        text.push_str(&format!(
+            "\n`{name}` is not a Nushell command or a program on this machine"
+        ));
+        match nushell_form(name) {
+            Some(form) => text.push_str(&format!("; in Nushell: {form}.")),
+            None => match closest(&commands, name) {
+                Some(close) => text.push_str(&format!("; did you mean `{close}`?")),
+                None => text.push('.'),
+            },
+        }
+    }
+    text.push_str(
+        "\nFix the pipeline and call `nu` again (`help <command>` shows a command's usage).",
+    );
+    text
+}
+
+/// The command name closest to `name` in edit distance, where it is close
+/// enough to be a misspelling (a third of its length, at least 1).
+fn closest<'a>(commands: &'a [String], name: &str) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    commands
+        .iter()
+        .map(|c| (nu_protocol::levenshtein_distance(c, name), c))
+        .filter(|(distance, _)| *distance <= limit)
+        .min_by_key(|(distance, c)| (*distance, c.len()))
+        .map(|(_, c)| c.as_str())
+}
+
+/// For a pipeline that does not parse: the usage of the command the error
+/// points at, with the Nushell form of the bash habit there.
+pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
+    let head = diagnostic
+        .labels
+        .iter()
+        .find_map(|label| command_at(pipeline, label.line, label.column))?;
+    let mut hint = String::new();
+    if let Some(name) = command_name(engine, &head) {
+        let help = super::tools::command_help(engine, &name);
+        hint.push_str(&short_usage(&help));
+    }
+    let first_word = head.split_whitespace().next().unwrap_or_default();
+    if let Some(form) = nushell_form(first_word) {
+        if !hint.is_empty() {
+            hint.push('\n');
+        }
+        hint.push_str(&format!("In Nushell: {form}."));
+    }
+    (!hint.is_empty()).then_some(hint)
+}
+
+/// The words of the pipeline element holding `line`:`column` (1-based,
+/// in characters), from its start: the command and its arguments.
+fn command_at(pipeline: &str, line: usize, column: usize) -> Option<String> {
+    let text = pipeline.lines().nth(line.checked_sub(1)?)?;
+    let before: String = text.chars().take(column.saturating_sub(1)).collect();
+    let start = before.rfind(['|', ';', '(', '{']).map_or(0, |i| i + 1);
+    let element = text[start..]
+        .split(['|', ';', ')', '}'])
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_start_matches('^');
+    (!element.is_empty()).then(|| element.to_string())
+}
+
+/// The longest Nushell command name that `element` starts with
+/// (`str replace 'a' 'b'` → `str replace`).
+fn command_name(engine: &EngineState, element: &str) -> Option<String> {
+    let words: Vec<&str> = element.split_whitespace().take(3).collect();
+    (1..=words.len()).rev().find_map(|n| {
+        let name = words[..n].join(" ");
+        engine.find_decl(name.as_bytes(), &[]).map(|_| name)
+    })
+}
+
+/// `help`'s text without its examples, and at most a dozen lines.
+fn short_usage(help: &str) -> String {
+    let usage: Vec<&str> = help
+        .lines()
+        .take_while(|line| !line.starts_with("examples:"))
+        .take(12)
+        .collect();
+    usage.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        policy::{Category, Step},
+        shell::{Diagnostic, DiagnosticLabel, Engine},
+    };
+
+    fn on_path(program: &str) -> bool {
+        ["ps", "grep", "du", "ls", "find", "wc"].contains(&program)
+    }
+
+    #[test]
+    fn invented_names_are_errors_with_the_nushell_form() {
+        let plan = Plan {
+            steps: vec![
+                Step::new("open", "open f.csv", Category::Read),
+                Step::new("^count", "^count", Category::Exec),
+                Step::new("^grep", "^grep x", Category::Exec),
+                Step::new("^frobnicate", "^frobnicate", Category::Exec),
+                Step::new("^count", "^count", Category::Exec),
+            ],
+            reads_env: false,
+        };
+        let unknown = unknown_programs(&plan, on_path);
+        assert_eq!(unknown, vec!["count".to_string(), "frobnicate".into()]);
+        let engine = Engine::standard();
+        let text = unknown_programs_message(engine.state(), &unknown);
+        assert!(text.contains("`count` is not a Nushell command"), "{text}");
+        assert!(text.contains("`length`"), "{text}");
+        let close = unknown_programs_message(engine.state(), &["lenght".to_string()]);
+        assert!(close.contains("did you mean `length`?"), "{close}");
+    }
+
+    #[test]
+    fn a_parse_error_gets_the_usage_of_the_command_it_points_at() {
+        let engine = Engine::standard();
+        let diagnostic = Diagnostic {
+            code: None,
+            message: "extra positional argument".into(),
+            help: None,
+            labels: vec![DiagnosticLabel {
+                text: String::new(),
+                line: 1,
+                column: 13,
+                snippet: "aux".into(),
+            }],
+            rendered: String::new(),
+        };
+        let hint = usage_hint(engine.state(), "ls | first; ps aux | where", &diagnostic)
+            .unwrap_or_default();
+        assert!(hint.starts_with("ps: "), "{hint}");
+        assert!(hint.contains("takes no arguments"), "{hint}");
+        assert!(!hint.contains("examples:"), "{hint}");
+    }
+}
