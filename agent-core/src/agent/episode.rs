@@ -338,6 +338,8 @@ impl Agent {
         let mut grounding_asked = false;
         // The model was told this turn is for `answer` only.
         let mut told_to_answer = false;
+        // A step of this request gave data (ran to its end).
+        let mut has_data = false;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -560,6 +562,7 @@ impl Agent {
                                 StepStatus::Failed | StepStatus::Unparsable => {
                                     failed.push((key, step, first_line(&text)));
                                 }
+                                StepStatus::Ok => has_data = true,
                                 _ => {}
                             }
                             text
@@ -579,11 +582,11 @@ impl Agent {
                         if !grounding_asked
                             && !answer_only
                             && self.options.kind == PromptKind::Task
-                            && !self.ungrounded(&text).is_empty() =>
+                            && !self.ungrounded(&text, !has_data).is_empty() =>
                     {
                         grounding_asked = true;
                         idle_turns += usize::from(progress);
-                        let facts = self.ungrounded(&text);
+                        let facts = self.ungrounded(&text, !has_data);
                         self.emit(AgentEvent::Repaired {
                             step,
                             message: format!(
@@ -699,7 +702,7 @@ impl Agent {
     /// Facts of `answer` that no message of this conversation holds (the
     /// machine's facts in the system prompt, the results, the requests,
     /// the pipelines written).
-    fn ungrounded(&self, answer: &str) -> Vec<String> {
+    fn ungrounded(&self, answer: &str, numbers_too: bool) -> Vec<String> {
         // Not the turn that answers.
         let before = &self.messages[..self.messages.len().saturating_sub(1)];
         let mut sources: Vec<&str> = before.iter().map(|m| m.content.as_str()).collect();
@@ -709,7 +712,7 @@ impl Agent {
             .map(|call| serde_json::Value::Object(call.arguments.clone()).to_string())
             .collect();
         sources.extend(calls.iter().map(String::as_str));
-        grounding::ungrounded(answer, &sources)
+        grounding::ungrounded(answer, &sources, numbers_too)
     }
 
     /// Take an event from outside into the conversation.

@@ -3,17 +3,20 @@
 //! A small model with no data answers from imagination (`the commit is
 //! 1234567…`, `ports 22, 80, 443`); such an answer is sent back once,
 //! before it reaches the user, to be grounded in a result or cut down.
+//! Numbers are only held to this while no step has given data: once one
+//! has, a number may be derived from it (a sum, a difference).
 
 /// Facts of `answer` that appear in none of `sources`: numbers of two or
 /// more digits or with decimals (small counts are left alone), and
 /// hex strings of 7 or more characters (hashes), each once, in order.
 /// A number counts as seen when a source holds a number that rounds to it
-/// at the answer's precision (`12.5` is seen in `12.4999`).
-pub fn ungrounded(answer: &str, sources: &[&str]) -> Vec<String> {
-    let seen_numbers: Vec<f64> = sources
+/// at the answer's precision (`12.5` is seen in `12.4999`). With
+/// `numbers_too` false only hashes are looked at.
+pub fn ungrounded(answer: &str, sources: &[&str], numbers_too: bool) -> Vec<String> {
+    let seen_numbers: Vec<(f64, f64)> = sources
         .iter()
         .flat_map(|s| numbers(s))
-        .filter_map(|n| n.replace(',', "").parse().ok())
+        .filter_map(|n| value_and_unit(&n))
         .collect();
     let lowered: Vec<String> = sources.iter().map(|s| s.to_lowercase()).collect();
     let mut facts: Vec<String> = Vec::new();
@@ -22,24 +25,33 @@ pub fn ungrounded(answer: &str, sources: &[&str]) -> Vec<String> {
             facts.push(word.to_string());
         }
     }
-    for number in numbers(answer) {
+    for number in numbers(answer).into_iter().filter(|_| numbers_too) {
         let digits = number.chars().filter(char::is_ascii_digit).count();
-        let decimals = number.split_once('.').map_or(0, |(_, d)| d.len());
-        if digits < 2 && decimals == 0 {
+        if digits < 2 && !number.contains('.') {
             continue;
         }
-        let Ok(value) = number.replace(',', "").parse::<f64>() else {
+        let Some((value, unit)) = value_and_unit(&number) else {
             continue;
         };
-        let scale = 10f64.powi(decimals as i32);
+        // Seen when a source's number is the same at the coarser of the
+        // two precisions (`140.1` in `140kB`, `12.5` in `12.4999`).
         let seen = seen_numbers
             .iter()
-            .any(|n| ((n * scale).round() - value * scale).abs() < 0.5);
+            .any(|(n, n_unit)| (n - value).abs() <= unit.max(*n_unit) * 0.999);
         if !seen && !facts.contains(&number) {
             facts.push(number);
         }
     }
     facts
+}
+
+/// A written number's value and the size of its last digit (`12.5` →
+/// (12.5, 0.1)).
+fn value_and_unit(number: &str) -> Option<(f64, f64)> {
+    let plain = number.replace(',', "");
+    let decimals = plain.split_once('.').map_or(0, |(_, d)| d.len());
+    let value = plain.parse::<f64>().ok()?;
+    Some((value, 10f64.powi(-(decimals as i32))))
 }
 
 /// A word that looks like a hash: 7+ hex digits with a letter and a digit.
@@ -70,7 +82,8 @@ fn numbers(text: &str) -> Vec<String> {
         {
             end += 1;
         }
-        let inside_word = chars.get(end).is_some_and(|c| c.is_alphabetic())
+        // `1a2b…` is a hash, not the number 1 (but `50kB` is 50).
+        let inside_word = chars.get(end).is_some_and(|c| c.is_ascii_hexdigit())
             && chars[i..end].iter().all(char::is_ascii_digit)
             && chars.get(end + 1).is_some_and(|c| c.is_ascii_hexdigit());
         if !inside_word {
@@ -91,22 +104,32 @@ mod tests {
             "How big is data.csv?",
             "╭───┬──────────┬────────╮\n│ 0 │ data.csv │ 1,536 B │",
         ];
-        assert!(ungrounded("data.csv is 1536 bytes.", &sources).is_empty());
+        assert!(ungrounded("data.csv is 1536 bytes.", &sources, true).is_empty());
         assert_eq!(
-            ungrounded("data.csv is 2048 bytes, commit 1a2b3c4d5e.", &sources),
+            ungrounded("data.csv is 2048 bytes, commit 1a2b3c4d5e.", &sources, true),
             vec!["1a2b3c4d5e".to_string(), "2048".into()]
         );
         // Small counts and numbers the request holds are left alone.
-        assert!(ungrounded("3 files; data.csv", &sources).is_empty());
+        assert!(ungrounded("3 files; data.csv", &sources, true).is_empty());
+        // Once data came, numbers may be derived from it; hashes may not.
+        assert_eq!(
+            ungrounded("2048 bytes, commit 1a2b3c4d5e.", &sources, false),
+            vec!["1a2b3c4d5e".to_string()]
+        );
     }
 
     #[test]
     fn a_number_rounded_from_a_result_is_seen() {
-        let sources = ["│ 12.4999 │", "17.25"];
-        assert!(ungrounded("The average is 12.5.", &sources).is_empty());
-        assert!(ungrounded("About 17.3 GB.", &sources).is_empty());
+        let sources = ["│ 12.4999 │", "17.25", "logs|140kB", "big.log|50kB"];
+        assert!(ungrounded("logs/ takes 140.1 kB; big.log 50.0 kB.", &sources, true).is_empty());
         assert_eq!(
-            ungrounded("It is 13.5.", &sources),
+            ungrounded("It is 142 kB.", &sources, true),
+            vec!["142".to_string()]
+        );
+        assert!(ungrounded("The average is 12.5.", &sources, true).is_empty());
+        assert!(ungrounded("About 17.3 GB.", &sources, true).is_empty());
+        assert_eq!(
+            ungrounded("It is 13.5.", &sources, true),
             vec!["13.5".to_string()]
         );
     }
@@ -114,9 +137,9 @@ mod tests {
     #[test]
     fn hashes_match_a_longer_hash_they_start() {
         let sources = ["commit 9fceb02d0ae598e95dc970b74767f19372d61af8"];
-        assert!(ungrounded("The last commit is 9fceb02.", &sources).is_empty());
+        assert!(ungrounded("The last commit is 9fceb02.", &sources, true).is_empty());
         assert_eq!(
-            ungrounded("The last commit is 1234567abc.", &sources),
+            ungrounded("The last commit is 1234567abc.", &sources, true),
             vec!["1234567abc".to_string()]
         );
     }

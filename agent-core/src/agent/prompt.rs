@@ -51,18 +51,16 @@ fn role(kind: PromptKind) -> &'static str {
 /// The Nushell a model gets wrong most: commands give tables to filter,
 /// files open as data, and the bash habits to drop.
 const NUSHELL: &str = "Nushell is not bash: commands give tables; filter them with more commands.
-- Files: `ls` (name type size modified), `ls **/*` (recursive), `ls *.log`.
-  `ls | where size > 10kb | sort-by size --reverse | first 5 | select name size`
-  `ls | where modified > ((date now) - 1day)` (older: `<`, `30day`); `ls | where type == dir`
-- Data files open as tables or records: `open f.csv | get price | math avg`, `open f.json | get server.port`, `open f.toml`.
-- Text files open as text: `open app.log | lines | where $it =~ 'ERROR' | length`; `split column ' '`; `parse '{ip} {rest}'`.
-- Numbers: `length`, `math sum`, `math avg`, `math max`; counts per value: `get ext | uniq --count`; `group-by col`.
+- `ls` (name type size modified), `ls **/*` (recursive): `ls | where size > 10kb | sort-by size --reverse | first 5`, `ls | where modified > ((date now) - 1day)`, `ls | where type == dir`
+- Data files open as tables or records: `open f.csv | get price | math avg`, `open f.json | get server.port`.
+- Text files open as text: `open app.log | lines | where $it =~ 'ERROR' | length`.
+- `length`, `math sum`, `math avg`, `math max`; counts per value: `get ext | uniq --count`.
 - System: `ps` (pid name cpu mem), `sys cpu | length`, `sys mem`, `sys disks`, `du dir`.
-- Programs: `^git log --format='%h %an %s' | lines`, `^ss -tln`; their output is text.
-- Changes: `rm f`, `mv a b`, `cp a b`, `mkdir d`, `$data | save -f out.json`, `ls *.tmp | each { rm $in.name }`.
-- bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`; `cat f` -> `open f`; `grep x f` -> `open f | lines | where $it =~ 'x'`; `wc -l` -> `length`; `head -5` -> `first 5`; `find . -name '*.rs'` -> `glob **/*.rs`; `ps aux` -> `ps`; `df -h` -> `sys disks`.
-- Strings 'raw', \"escapes\\n\", $\"($x) items\"; records {a: 1}; lists [1 2]. `$out.N` holds step N's full value.
-- An error says what to fix: fix it, never run the same thing again. Unsure of a command? Call `help`.";
+- Programs: `^git log --format='%h %an %s' | lines`; their output is text.
+- Changes: `rm f`, `mv a b`, `mkdir d`, `$data | save -f out.json`, `ls *.tmp | each { rm $in.name }`.
+- bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`; `cat f` -> `open f`; `grep x f` -> `open f | lines | where $it =~ 'x'`; `find . -name '*.rs'` -> `glob **/*.rs`.
+- `$out.N` holds step N's full value.
+- An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
 
 /// A whole short episode, to copy the form of.
 const EXAMPLE: &str = "Example: user: how many lines of notes.txt mention TODO?
@@ -74,7 +72,7 @@ const EXAMPLE: &str = "Example: user: how many lines of notes.txt mention TODO?
 fn rules(kind: PromptKind) -> &'static str {
     match kind {
         PromptKind::Task => {
-            "Rules: find facts by running pipelines; answer only with what the results show (names, numbers), never guesses. Change or delete only what the task asks. The user's policy decides what runs: a denied or blocked step is final; do not retry it, answer saying what you did not do and why. Answer in a few plain sentences; when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
+            "Rules: find facts by running pipelines; answer only with what results show, never guesses. Change or delete only what the task asks. The user's policy decides what runs: a denied or blocked step is final; answer saying what you did not do and why. Answer in a few plain sentences; when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
         }
         PromptKind::Explain { .. } => {
             "Rules: be concrete: name columns, values and what stands out; say what each command of a pipeline does and what it returns."

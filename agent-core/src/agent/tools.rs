@@ -34,7 +34,7 @@ pub fn tool_defs(kind: PromptKind) -> Vec<ToolDef> {
                 "properties": {
                     "pipeline": {"type": "string", "description": "Nushell code"},
                     "why": {"type": "string", "description": "what this step is for, a few words"},
-                    "background": {"type": "boolean", "description": "true for long work: it runs as a background job and its result comes later as an [event]"}
+                    "background": {"type": "boolean", "description": "true: run as a background job; its result comes later as an [event]"}
                 },
                 "required": ["pipeline", "why"]
             }),
