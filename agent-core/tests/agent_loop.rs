@@ -83,6 +83,17 @@ impl Episode {
             .collect()
     }
 
+    /// The messages of the loop's repairs, in order.
+    fn repaired(&self) -> Vec<String> {
+        self.events()
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::Repaired { message, .. } => Some(message.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn tool_results(&self) -> Vec<String> {
         self.agent
             .messages()
@@ -643,14 +654,7 @@ fn a_repeated_call_is_sampled_again_warmer_and_left_out_of_the_conversation() {
     let temperatures: Vec<f32> = requests.iter().map(|r| r.temperature).collect();
     assert_eq!(temperatures, vec![0.0, 0.0, 0.7, 0.0, 0.7]);
     drop(requests);
-    let repaired: Vec<String> = ep
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::Repaired { message, .. } => Some(message.clone()),
-            _ => None,
-        })
-        .collect();
+    let repaired = ep.repaired();
     assert_eq!(
         repaired,
         [
@@ -676,14 +680,7 @@ fn a_call_repeated_through_every_resample_is_not_made_again() {
     ep.agent.run("count", &CancelToken::new());
     let results = ep.tool_results();
     assert!(results[1].contains("same call at step 1"), "{results:?}");
-    let repaired: Vec<String> = ep
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::Repaired { message, .. } => Some(message.clone()),
-            _ => None,
-        })
-        .collect();
+    let repaired = ep.repaired();
     assert_eq!(
         repaired,
         [
@@ -786,14 +783,7 @@ fn degenerate_pipelines_and_answers_go_back_to_the_model() {
         "{results:?}"
     );
     assert!(results[1].contains("`0` repeated 470 times"), "{results:?}");
-    let repaired: Vec<String> = ep
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::Repaired { message, .. } => Some(message.clone()),
-            _ => None,
-        })
-        .collect();
+    let repaired = ep.repaired();
     assert_eq!(
         repaired,
         [
@@ -934,5 +924,45 @@ fn an_answer_with_facts_no_result_shows_goes_back_once() {
         results[0].contains("1a2b3c4d5e") && results[0].contains("42"),
         "{}",
         results[0]
+    );
+}
+
+#[test]
+fn an_answer_right_after_a_table_returns_the_table() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where name =~ txt | select name"),
+            answer("a.txt and c.txt."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("which text files?", &CancelToken::new());
+    let Ending::Answered {
+        text,
+        data: Some(Value::List { vals, .. }),
+    } = ending
+    else {
+        panic!("expected the table as data, got {ending:?}");
+    };
+    assert_eq!(text, "a.txt and c.txt.");
+    assert_eq!(vals.len(), 2);
+    assert!(
+        ep.events()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Answered { out: Some(0), .. }))
+    );
+    // After a value that is not a table, the answer is its text alone.
+    let mut ep = episode(
+        vec![nu("ls | length"), answer("3 files.")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    assert_eq!(
+        ep.agent.run("how many files?", &CancelToken::new()),
+        Ending::Answered {
+            text: "3 files.".into(),
+            data: None
+        }
     );
 }

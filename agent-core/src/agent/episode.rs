@@ -340,6 +340,8 @@ impl Agent {
         let mut told_to_answer = false;
         // A step of this request gave data (ran to its end).
         let mut has_data = false;
+        // The `$out` of the last step when it ran to its end.
+        let mut last_result: Option<usize> = None;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -553,6 +555,9 @@ impl Agent {
                             )
                         } else {
                             let (text, status) = self.run_step(step, &pipeline, &why, cancel);
+                            last_result = (status == StepStatus::Ok)
+                                .then(|| self.last_out())
+                                .flatten();
                             match status {
                                 StepStatus::Blocked | StepStatus::Denied => {
                                     stops += 1;
@@ -601,8 +606,16 @@ impl Agent {
                     }
                     Action::Answer { text, out } => match out {
                         None => {
-                            self.answered_out = None;
-                            return Ending::Answered { text, data: None };
+                            // An answer right after a step that gave a
+                            // table returns that table, so it can be piped.
+                            let table = last_result
+                                .and_then(|n| self.shell.out(n).map(|v| (n, v)))
+                                .filter(|(_, value)| is_table(value));
+                            self.answered_out = table.as_ref().map(|(n, _)| *n);
+                            return Ending::Answered {
+                                text,
+                                data: table.map(|(_, value)| value),
+                            };
                         }
                         Some(n) => match self.shell.out(n) {
                             Some(value) => {
@@ -852,23 +865,30 @@ impl Agent {
         }
     }
 
-    /// `$out.0 … $out.3` or `nothing has run yet`.
-    fn outs_so_far(&self) -> String {
+    /// The number of the newest `$out`.
+    fn last_out(&self) -> Option<usize> {
         let mut n = 0;
         while self.shell.out(n).is_some() {
             n += 1;
         }
-        match n {
-            0 => "nothing has run yet".into(),
-            1 => "only $out.0 exists".into(),
-            n => format!("the results are $out.0 … $out.{}", n - 1),
+        n.checked_sub(1)
+    }
+
+    /// `$out.0 … $out.3` or `nothing has run yet`.
+    fn outs_so_far(&self) -> String {
+        match self.last_out() {
+            None => "nothing has run yet".into(),
+            Some(0) => "only $out.0 exists".into(),
+            Some(n) => format!("the results are $out.0 … $out.{n}"),
         }
     }
 
     /// Check, (ask,) run and observe one pipeline; the text for the model
-    /// and how the step ended. Names that are neither commands nor
-    /// programs go back to the model unrun; a POSIX pipeline of programs
-    /// that nu cannot parse runs as those programs.
+    /// and how the step ended. A pipeline that does not parse, or calls
+    /// names that are neither commands nor programs, runs as its exact
+    /// Nushell form where the policy allows that unasked, else as its
+    /// programs where it is plain POSIX; names nothing can run go back to
+    /// the model unrun, with the Nushell form.
     fn run_step(
         &mut self,
         step: usize,
@@ -1045,6 +1065,16 @@ fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -
             let key = call_key(call);
             made.iter().find(|(_, _, k)| *k == key).map(|(n, ..)| *n)
         })
+}
+
+/// A table with rows: a list of records.
+fn is_table(value: &Value) -> bool {
+    match value {
+        Value::List { vals, .. } => {
+            !vals.is_empty() && vals.iter().all(|v| matches!(v, Value::Record { .. }))
+        }
+        _ => false,
+    }
 }
 
 /// `pipeline` with runs of whitespace made one space: the same pipeline

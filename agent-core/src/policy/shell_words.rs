@@ -24,33 +24,43 @@ pub struct Split {
     pub opaque: bool,
 }
 
+/// The word being read.
+#[derive(Default)]
+struct Pending {
+    text: String,
+    /// A word has begun (`''` is an empty word).
+    started: bool,
+    /// Part of it was quoted or escaped.
+    quoted: bool,
+    /// It is the target of an output redirection.
+    redirect: bool,
+}
+
+impl Pending {
+    /// End the word, if one has begun, into `current`.
+    fn finish(&mut self, current: &mut ShellCommand) {
+        if self.started {
+            let text = std::mem::take(&mut self.text);
+            if self.redirect {
+                current.writes.push(text);
+                self.redirect = false;
+            } else {
+                current.words.push(text);
+                current.quoted.push(self.quoted);
+            }
+            self.started = false;
+        }
+        self.quoted = false;
+    }
+}
+
 /// Split `script` into commands.
 pub fn split(script: &str) -> Split {
     let mut out = Split::default();
     let mut current = ShellCommand::default();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quoted = false;
-    let mut redirect_next = false;
+    let mut pending = Pending::default();
     let mut chars = script.chars().peekable();
 
-    let finish_word = |word: &mut String,
-                       in_word: &mut bool,
-                       quoted: &mut bool,
-                       current: &mut ShellCommand,
-                       redirect_next: &mut bool| {
-        if *in_word {
-            if *redirect_next {
-                current.writes.push(std::mem::take(word));
-                *redirect_next = false;
-            } else {
-                current.words.push(std::mem::take(word));
-                current.quoted.push(*quoted);
-            }
-            *in_word = false;
-        }
-        *quoted = false;
-    };
     let finish_command = |current: &mut ShellCommand, out: &mut Split, piped: bool| {
         let done = std::mem::take(current);
         if !done.words.is_empty() || !done.writes.is_empty() {
@@ -62,49 +72,49 @@ pub fn split(script: &str) -> Split {
     while let Some(c) = chars.next() {
         match c {
             '\'' => {
-                in_word = true;
-                quoted = true;
+                pending.started = true;
+                pending.quoted = true;
                 for q in chars.by_ref() {
                     if q == '\'' {
                         break;
                     }
-                    word.push(q);
+                    pending.text.push(q);
                 }
             }
             '"' => {
-                in_word = true;
-                quoted = true;
+                pending.started = true;
+                pending.quoted = true;
                 while let Some(q) = chars.next() {
                     match q {
                         '"' => break,
                         '\\' => {
                             if let Some(n) = chars.next() {
-                                word.push(n);
+                                pending.text.push(n);
                             }
                         }
                         '$' | '`' => {
                             out.opaque = true;
-                            word.push(q);
+                            pending.text.push(q);
                         }
-                        _ => word.push(q),
+                        _ => pending.text.push(q),
                     }
                 }
             }
             '\\' => {
-                in_word = true;
-                quoted = true;
+                pending.started = true;
+                pending.quoted = true;
                 if let Some(n) = chars.next()
                     && n != '\n'
                 {
-                    word.push(n);
+                    pending.text.push(n);
                 }
             }
             '$' | '`' => {
                 out.opaque = true;
-                in_word = true;
-                word.push(c);
+                pending.started = true;
+                pending.text.push(c);
             }
-            '#' if !in_word => {
+            '#' if !pending.started => {
                 for n in chars.by_ref() {
                     if n == '\n' {
                         break;
@@ -112,31 +122,13 @@ pub fn split(script: &str) -> Split {
                 }
                 finish_command(&mut current, &mut out, false);
             }
-            ' ' | '\t' => finish_word(
-                &mut word,
-                &mut in_word,
-                &mut quoted,
-                &mut current,
-                &mut redirect_next,
-            ),
+            ' ' | '\t' => pending.finish(&mut current),
             '\n' | ';' => {
-                finish_word(
-                    &mut word,
-                    &mut in_word,
-                    &mut quoted,
-                    &mut current,
-                    &mut redirect_next,
-                );
+                pending.finish(&mut current);
                 finish_command(&mut current, &mut out, false);
             }
             '&' | '|' => {
-                finish_word(
-                    &mut word,
-                    &mut in_word,
-                    &mut quoted,
-                    &mut current,
-                    &mut redirect_next,
-                );
+                pending.finish(&mut current);
                 let doubled = chars.peek() == Some(&c);
                 if doubled {
                     chars.next();
@@ -144,24 +136,18 @@ pub fn split(script: &str) -> Split {
                 if c == '&' && chars.peek() == Some(&'>') {
                     // `&>` redirects both streams.
                     chars.next();
-                    redirect_next = true;
+                    pending.redirect = true;
                     continue;
                 }
                 finish_command(&mut current, &mut out, c == '|' && !doubled);
             }
             '>' => {
-                // `2>`, `1>`: the fd number is not a word.
-                if in_word && word.chars().all(|d| d.is_ascii_digit()) {
-                    word.clear();
-                    in_word = false;
+                // `2>`, `1>`: the fd number is not a pending.text.
+                if pending.started && pending.text.chars().all(|d| d.is_ascii_digit()) {
+                    pending.text.clear();
+                    pending.started = false;
                 }
-                finish_word(
-                    &mut word,
-                    &mut in_word,
-                    &mut quoted,
-                    &mut current,
-                    &mut redirect_next,
-                );
+                pending.finish(&mut current);
                 if chars.peek() == Some(&'>') {
                     chars.next();
                 }
@@ -176,31 +162,19 @@ pub fn split(script: &str) -> Split {
                     }
                     continue;
                 }
-                redirect_next = true;
+                pending.redirect = true;
             }
             '<' | '(' | ')' | '{' | '}' => {
-                finish_word(
-                    &mut word,
-                    &mut in_word,
-                    &mut quoted,
-                    &mut current,
-                    &mut redirect_next,
-                );
+                pending.finish(&mut current);
                 out.opaque = true;
             }
             _ => {
-                in_word = true;
-                word.push(c);
+                pending.started = true;
+                pending.text.push(c);
             }
         }
     }
-    finish_word(
-        &mut word,
-        &mut in_word,
-        &mut quoted,
-        &mut current,
-        &mut redirect_next,
-    );
+    pending.finish(&mut current);
     finish_command(&mut current, &mut out, false);
     out
 }
