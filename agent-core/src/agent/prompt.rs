@@ -54,7 +54,7 @@ const NUSHELL: &str = "Nushell is not bash: commands give tables; filter them wi
 - `ls` (name type size modified), `ls **/*` (recursive): `ls | where size > 10kb | sort-by size --reverse | first 5`, `ls | where modified > ((date now) - 1day)`, `ls | where type == dir`
 - Data files open as tables or records: `open f.csv | get price | math avg`, `open f.json | get server.port`.
 - Text files open as text: `open app.log | lines | where $it =~ 'ERROR' | length`.
-- `length`, `math sum`, `math avg`, `math max`; counts per value: `get ext | uniq --count`.
+- `length`, `math sum`, `math avg`, `math max`; counts per value: `get type | uniq --count`.
 - System: `ps` (pid name cpu mem), `sys cpu | length`, `sys mem`, `sys disks`, `du dir`.
 - Programs: `^git log --format='%h %an %s' | lines`; their output is text.
 - Changes: `rm f`, `mv a b`, `mkdir d`, `$data | save -f out.json`, `ls *.tmp | each { rm $in.name }`.
