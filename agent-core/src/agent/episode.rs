@@ -896,25 +896,26 @@ impl Agent {
         why: &str,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
-        let (plan, _) = self.shell.check(pipeline);
+        let (plan, decision) = self.shell.check(pipeline);
         let finds = |program: &str| self.shell.finds_program(program);
         let unknown = plan
             .as_ref()
             .map(|plan| repair::unknown_programs(plan, finds))
             .unwrap_or_default();
         if plan.is_some() && unknown.is_empty() {
-            return self.run_checked(step, pipeline, why, cancel);
+            return self.run_checked(step, pipeline, why, decision, cancel);
         }
         // Bash in a Nushell pipeline: its exact Nushell form runs where the
         // policy lets it run without a question.
         let engine = self.shell.session().engine_state();
-        let nushell = bash_forms::as_nushell(engine, pipeline).filter(|nu| {
-            let (plan, decision) = self.shell.check(nu);
-            plan.is_some_and(|plan| repair::unknown_programs(&plan, finds).is_empty())
-                && decision.verdict == Verdict::Allow
+        let nushell = bash_forms::as_nushell(engine, pipeline).and_then(|nu| {
+            let (plan, decision) = self.shell.check(&nu);
+            let runs = plan.is_some_and(|plan| repair::unknown_programs(&plan, finds).is_empty())
+                && decision.verdict == Verdict::Allow;
+            runs.then_some((nu, decision))
         });
-        if let Some(nu) = nushell {
-            let (text, status) = self.run_checked(step, &nu, why, cancel);
+        if let Some((nu, decision)) = nushell {
+            let (text, status) = self.run_checked(step, &nu, why, decision, cancel);
             return (
                 format!("That was bash; it ran as Nushell: `{nu}`.\n{text}"),
                 status,
@@ -925,9 +926,12 @@ impl Agent {
             .is_none()
             .then(|| bash_forms::as_programs(pipeline, finds))
             .flatten()
-            .filter(|programs| self.shell.check(programs).0.is_some());
-        if let Some(programs) = programs {
-            let (text, status) = self.run_checked(step, &programs, why, cancel);
+            .and_then(|programs| match self.shell.check(&programs) {
+                (Some(_), decision) => Some((programs, decision)),
+                (None, _) => None,
+            });
+        if let Some((programs, decision)) = programs {
+            let (text, status) = self.run_checked(step, &programs, why, decision, cancel);
             let text = format!(
                 "Nushell could not parse that, so it ran as programs: `{programs}`.\n{text}"
             );
@@ -952,18 +956,19 @@ impl Agent {
             });
             return (text, StepStatus::Failed);
         }
-        self.run_checked(step, pipeline, why, cancel)
+        self.run_checked(step, pipeline, why, decision, cancel)
     }
 
-    /// Check, (ask,) run and observe `pipeline` as it is.
+    /// (Ask,) run and observe `pipeline` as it is, whose static verdict is
+    /// `decision`.
     fn run_checked(
         &mut self,
         step: usize,
         pipeline: &str,
         why: &str,
+        decision: Decision,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
-        let (_, decision) = self.shell.check(pipeline);
         self.emit(AgentEvent::Proposed {
             step,
             pipeline: pipeline.to_string(),
