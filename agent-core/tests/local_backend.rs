@@ -154,6 +154,53 @@ fn the_grammar_makes_every_call_parse() {
     }
 }
 
+/// A turn asked not to make calls the model made before makes a different
+/// call that still parses, and a second avoided call is steered from too.
+#[test]
+fn avoided_calls_are_not_made_again() {
+    let mut backend = LocalBackend::new(config());
+    for prompt in [
+        "list the files in this directory",
+        "show the 5 largest files",
+        "what git branch am I on",
+    ] {
+        let mut request = ChatRequest::new(
+            vec![Message::system(SYSTEM), Message::user(prompt)],
+            tools(),
+        );
+        request.tool_choice = ToolChoice::Required;
+        request.max_tokens = 160;
+        let (first, _) = chat(&mut backend, &request);
+        let mut avoid = first.tool_calls.clone();
+        for _ in 0..2 {
+            request.avoid = avoid.clone();
+            let (turn, events) = chat(&mut backend, &request);
+            assert_eq!(turn.tool_calls.len(), 1, "{prompt:?}: {turn:?}");
+            assert!(turn.repair.is_none(), "{turn:?}");
+            let call = &turn.tool_calls[0];
+            let key = |c: &agent_core::llm::ToolCall| {
+                (
+                    c.name.clone(),
+                    c.arguments
+                        .get("pipeline")
+                        .or(c.arguments.get("text"))
+                        .cloned(),
+                )
+            };
+            assert!(
+                avoid.iter().all(|a| key(a) != key(call)),
+                "{prompt:?}: {call:?} repeats one of {avoid:?}"
+            );
+            assert!(
+                !events
+                    .iter()
+                    .any(|e| matches!(e, ChatEvent::Text(t) if t.contains("<tool_call>")))
+            );
+            avoid.push(call.clone());
+        }
+    }
+}
+
 /// The lazy grammar leaves free text alone: a turn that is not asked to
 /// call answers in prose.
 #[test]

@@ -126,6 +126,7 @@ fn request() -> ChatRequest {
         tool_choice: Default::default(),
         max_tokens: 128,
         temperature: 0.0,
+        avoid: Vec::new(),
     }
 }
 

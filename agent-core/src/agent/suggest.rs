@@ -64,6 +64,7 @@ pub fn suggest(
             tool_choice: options.tool_choice,
             max_tokens: options.max_tokens,
             temperature: options.temperature,
+            avoid: Vec::new(),
         };
         let mut on_event = |event: ChatEvent| {
             if let ChatEvent::Notice(text) = event {

@@ -110,6 +110,10 @@ pub struct ChatRequest {
     pub max_tokens: u32,
     /// 0 = greedy.
     pub temperature: f32,
+    /// Calls the model made before that this turn must not make again;
+    /// a backend that can steer its tokens turns the reply away from them
+    /// (the local one does), another may ignore it.
+    pub avoid: Vec<ToolCall>,
 }
 
 impl ChatRequest {
@@ -121,6 +125,7 @@ impl ChatRequest {
             tool_choice: ToolChoice::Auto,
             max_tokens: 512,
             temperature: 0.0,
+            avoid: Vec::new(),
         }
     }
 }

@@ -119,6 +119,7 @@ mod tests {
             tool_choice: Default::default(),
             max_tokens: 256,
             temperature: 0.0,
+            avoid: Vec::new(),
         }
     }
 

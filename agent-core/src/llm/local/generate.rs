@@ -10,10 +10,11 @@ use std::path::Path;
 use llama_cpp_2::{
     llama_batch::LlamaBatch,
     sampling::LlamaSampler,
-    token::{LlamaToken, logit_bias::LlamaLogitBias},
+    token::{LlamaToken, data_array::LlamaTokenDataArray, logit_bias::LlamaLogitBias},
 };
 
 use super::{
+    avoid::{Avoid, Choice, call_so_far},
     grammar::{CALL_OPENER, tool_call_grammar, trigger_patterns},
     host::{BATCH, ChatContext, LoadedModel},
     loop_guard::{LoopGuard, MAX_ALTERNATIVES},
@@ -107,26 +108,48 @@ pub fn run_turn(
         Some(n) => n,
         None => return Ok(cancelled_turn(tokens.len(), 0, on_event)),
     };
-    let mut reply_bytes: Vec<u8> = Vec::new();
-
     let budget = (request.max_tokens as usize).min(n_ctx - tokens.len() - 1);
-    let mut sampler = sampler(context, request, options, budget)?;
     let in_reasoning = rendered.text.trim_end().ends_with("<think>");
-    let mut splitter = StreamSplitter::new(in_reasoning);
+    let mut reply = Reply::new(sampler(context, request, options, budget)?, in_reasoning);
+    let mut avoid = Avoid::new(&request.avoid, &request.tools);
+    let prompt_len = context.cached.len();
     let mut batch = LlamaBatch::new(1, 1);
     let vocab = model.model.vocab();
-    let mut generated = 0usize;
     let mut piece = Vec::new();
     let mut finish = FinishReason::Length;
-    let mut guard = LoopGuard::default();
-    while generated < budget {
+    while reply.tokens.len() < budget {
         if cancel.is_cancelled() {
             finish = FinishReason::Cancelled;
             break;
         }
-        let token = match guard.looping().filter(|_| options.repetition_guard) {
-            Some(period) => sample_breaking_loop(context, &mut sampler, &guard, period),
-            None => sampler.sample(&context.ctx, -1),
+        let looping = reply.guard.looping().filter(|_| options.repetition_guard);
+        let call = avoid
+            .as_ref()
+            .and_then(|a| call_so_far(&reply.bytes).filter(|c| a.watching(Some(c))));
+        let token = match (call, avoid.as_mut()) {
+            (Some(call), Some(avoid)) => {
+                let call = call.to_vec();
+                match sample_avoiding(context, &mut reply, avoid, &call, looping) {
+                    Choice::Take(token) => token,
+                    Choice::Rewind(fork) => {
+                        let fresh = sampler(context, request, options, budget)?;
+                        if reply.rewind(context, prompt_len, fork.at, fresh) {
+                            avoid.forked();
+                            reply.sampler.accept(fork.token);
+                            fork.token
+                        } else {
+                            // The cache cannot drop a suffix: only the
+                            // end is guarded from here.
+                            avoid.forked();
+                            continue;
+                        }
+                    }
+                }
+            }
+            _ => match looping {
+                Some(period) => sample_breaking_loop(context, &mut reply, period),
+                None => reply.sampler.sample(&context.ctx, -1),
+            },
         };
         if vocab.is_eog(token) && !options.ignore_eog {
             finish = FinishReason::Stop;
@@ -134,7 +157,6 @@ pub fn run_turn(
         }
         piece.clear();
         vocab.token_to_piece_into(token, &mut piece, true, None);
-        splitter.push(&piece, on_event);
         batch.clear();
         let position = i32::try_from(context.cached.len()).unwrap_or(i32::MAX);
         batch
@@ -145,14 +167,18 @@ pub fn run_turn(
             .decode(&mut batch)
             .map_err(|e| decode_error(e, n_ctx))?;
         context.cached.push(token);
-        reply_bytes.extend_from_slice(&piece);
-        guard.push(&piece);
-        generated += 1;
-        if splitter.call_closed() {
+        reply.push(token, &piece, on_event);
+        if reply.splitter.call_closed() {
             finish = FinishReason::ToolCalls;
             break;
         }
     }
+    let generated = reply.tokens.len();
+    let Reply {
+        bytes: reply_bytes,
+        splitter,
+        ..
+    } = reply;
     // The cache now spells the prompt and the reply (when the reply is
     // whole UTF-8: one cut mid-character cannot be matched next turn).
     if let Ok(reply) = String::from_utf8(reply_bytes) {
@@ -380,25 +406,147 @@ fn sampler(
     Ok(LlamaSampler::chain_simple(chain))
 }
 
+/// The reply being generated: its tokens and bytes, and the state that
+/// follows them (the sampler chain with its grammar, the stream splitter,
+/// the loop guard).
+struct Reply {
+    tokens: Vec<LlamaToken>,
+    /// The length of `bytes` after each token.
+    ends: Vec<usize>,
+    bytes: Vec<u8>,
+    sampler: LlamaSampler,
+    splitter: StreamSplitter,
+    guard: LoopGuard,
+    in_reasoning: bool,
+}
+
+impl Reply {
+    fn new(sampler: LlamaSampler, in_reasoning: bool) -> Reply {
+        Reply {
+            tokens: Vec::new(),
+            ends: Vec::new(),
+            bytes: Vec::new(),
+            sampler,
+            splitter: StreamSplitter::new(in_reasoning),
+            guard: LoopGuard::default(),
+            in_reasoning,
+        }
+    }
+
+    /// Add a token the context has decoded (the sampler has accepted it).
+    fn push(&mut self, token: LlamaToken, piece: &[u8], on_event: &mut dyn FnMut(ChatEvent)) {
+        self.splitter.push(piece, on_event);
+        self.bytes.extend_from_slice(piece);
+        self.guard.push(piece);
+        self.tokens.push(token);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Take the reply (and the KV cache after the prompt's `prompt_len`
+    /// tokens) back to its first `n` tokens, with `sampler` made anew and
+    /// fed them. Text already shown stays shown: a fork is only ever
+    /// inside a call, which is never streamed. False when the cache cannot
+    /// drop a suffix (recurrent models); nothing changed then.
+    fn rewind(
+        &mut self,
+        context: &mut ChatContext,
+        prompt_len: usize,
+        n: usize,
+        mut sampler: LlamaSampler,
+    ) -> bool {
+        let keep = prompt_len + n;
+        let dropped = context
+            .ctx
+            .clear_kv_cache_seq(Some(0), Some(keep as u32), None);
+        if !matches!(dropped, Ok(true)) {
+            return false;
+        }
+        context.cached.truncate(keep);
+        self.tokens.truncate(n);
+        self.ends.truncate(n);
+        self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
+        for token in &self.tokens {
+            sampler.accept(*token);
+        }
+        self.sampler = sampler;
+        self.splitter = StreamSplitter::new(self.in_reasoning);
+        self.splitter.push(&self.bytes, &mut |_| {});
+        self.guard = LoopGuard::default();
+        self.guard.push(&self.bytes);
+        true
+    }
+}
+
+/// The candidates the chain kept for the next token (applied, not yet
+/// accepted) and its choice.
+fn candidates(
+    context: &ChatContext,
+    reply: &mut Reply,
+) -> (LlamaTokenDataArray, Option<LlamaToken>) {
+    let mut candidates = context.ctx.token_data_array_ith(-1);
+    candidates.apply_sampler(&mut reply.sampler);
+    let selected = candidates.selected_token();
+    (candidates, selected)
+}
+
+/// The `limit` best candidates that can be taken (finite logits), best
+/// first, each with its logit and bytes.
+fn ranked(
+    context: &ChatContext,
+    candidates: &LlamaTokenDataArray,
+    limit: usize,
+) -> Vec<(LlamaToken, f32, Vec<u8>)> {
+    let vocab = context.model.model.vocab();
+    let mut kept: Vec<_> = candidates
+        .data
+        .iter()
+        .filter(|d| d.logit().is_finite())
+        .collect();
+    let limit = limit.min(kept.len());
+    if limit == 0 {
+        return Vec::new();
+    }
+    kept.select_nth_unstable_by(limit - 1, |a, b| b.logit().total_cmp(&a.logit()));
+    kept.truncate(limit);
+    kept.sort_by(|a, b| b.logit().total_cmp(&a.logit()));
+    kept.iter()
+        .map(|d| {
+            let mut piece = Vec::new();
+            if !vocab.is_eog(d.id()) {
+                vocab.token_to_piece_into(d.id(), &mut piece, true, None);
+            }
+            (d.id(), d.logit(), piece)
+        })
+        .collect()
+}
+
 /// Sample as the chain would, but when its choice carries the loop of
 /// `period` on, take the best candidate it kept that does not (its own
 /// choice when none does), and accept that token into the chain.
-fn sample_breaking_loop(
+fn sample_breaking_loop(context: &ChatContext, reply: &mut Reply, period: usize) -> LlamaToken {
+    let (candidates, selected) = candidates(context, reply);
+    let chosen = breaking_loop(context, reply, &candidates, selected, period);
+    reply.sampler.accept(chosen);
+    chosen
+}
+
+/// The chain's choice when it does not carry the loop of `period` on, else
+/// the best candidate that does not.
+fn breaking_loop(
     context: &ChatContext,
-    sampler: &mut LlamaSampler,
-    guard: &LoopGuard,
+    reply: &Reply,
+    candidates: &LlamaTokenDataArray,
+    selected: Option<LlamaToken>,
     period: usize,
 ) -> LlamaToken {
     let vocab = context.model.model.vocab();
-    let mut candidates = context.ctx.token_data_array_ith(-1);
-    candidates.apply_sampler(sampler);
     let mut piece = Vec::new();
     let mut continues = |token: LlamaToken| {
         piece.clear();
         vocab.token_to_piece_into(token, &mut piece, true, None);
-        !vocab.is_eog(token) && guard.continues(period, &piece)
+        !vocab.is_eog(token) && reply.guard.continues(period, &piece)
     };
-    let chosen = match candidates.selected_token() {
+    match selected {
         Some(token) if !continues(token) => token,
         selected => {
             let mut kept: Vec<_> = candidates
@@ -414,10 +562,36 @@ fn sample_breaking_loop(
                 .or(selected)
                 .unwrap_or_else(|| kept.first().map_or(LlamaToken(0), |d| d.id()))
         }
-    };
-    sampler.accept(chosen);
-    chosen
+    }
 }
+
+/// Sample while the reply follows a call it must not make again (see
+/// `avoid`): the chain's choice (or the loop guard's), weighed against the
+/// avoided calls. A token taken is accepted into the chain; a rewind is
+/// left to the caller.
+fn sample_avoiding(
+    context: &ChatContext,
+    reply: &mut Reply,
+    avoid: &mut Avoid<LlamaToken>,
+    call: &[u8],
+    looping: Option<usize>,
+) -> Choice<LlamaToken> {
+    let (candidates, selected) = candidates(context, reply);
+    let chosen = match looping {
+        Some(period) => breaking_loop(context, reply, &candidates, selected, period),
+        None => selected.unwrap_or(LlamaToken(0)),
+    };
+    let ranked = ranked(context, &candidates, AVOID_ALTERNATIVES);
+    let choice = avoid.choose(call, reply.tokens.len(), chosen, &ranked);
+    if let Choice::Take(token) = choice {
+        reply.sampler.accept(token);
+    }
+    choice
+}
+
+/// How many of the best candidates are weighed at each token of a reply
+/// that follows an avoided call.
+const AVOID_ALTERNATIVES: usize = 16;
 
 fn decode_error(e: llama_cpp_2::DecodeError, n_ctx: usize) -> LlmError {
     match e {

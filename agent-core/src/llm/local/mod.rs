@@ -3,6 +3,7 @@
 //! calls held to a grammar, its KV cache reused between the steps of a
 //! conversation and its fixed prompt prefix cached on disk.
 
+mod avoid;
 mod generate;
 mod grammar;
 mod host;
