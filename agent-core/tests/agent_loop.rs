@@ -623,7 +623,7 @@ fn explain_without_investigate_offers_no_nu_tool() {
 }
 
 #[test]
-fn a_repeated_call_is_sampled_again_warmer_and_left_out_of_the_conversation() {
+fn a_repeated_call_is_sampled_again_steered_away_and_left_out_of_the_conversation() {
     let mut ep = episode(
         vec![
             call("help", serde_json::json!({"command": "ls"})),
@@ -652,7 +652,22 @@ fn a_repeated_call_is_sampled_again_warmer_and_left_out_of_the_conversation() {
     assert_eq!(calls, 3, "help, the pipeline and the answer");
     let requests = ep.requests.lock().unwrap();
     let temperatures: Vec<f32> = requests.iter().map(|r| r.temperature).collect();
-    assert_eq!(temperatures, vec![0.0, 0.0, 0.7, 0.0, 0.7]);
+    assert_eq!(temperatures, vec![0.0, 0.0, 0.0, 0.0, 0.0]);
+    // Each resample is asked to avoid the call it repeated.
+    let avoided: Vec<Vec<String>> = requests
+        .iter()
+        .map(|r| r.avoid.iter().map(|c| c.name.clone()).collect())
+        .collect();
+    assert_eq!(
+        avoided,
+        vec![
+            vec![],
+            vec![],
+            vec!["help".to_string()],
+            vec![],
+            vec!["nu".to_string()]
+        ]
+    );
     drop(requests);
     let repaired = ep.repaired();
     assert_eq!(
@@ -672,6 +687,7 @@ fn a_call_repeated_through_every_resample_is_not_made_again() {
             nu("ls | length"),
             nu("ls | length"),
             nu("ls | length"),
+            nu("ls | length"),
             answer("3"),
         ],
         Policy::default(),
@@ -686,25 +702,34 @@ fn a_call_repeated_through_every_resample_is_not_made_again() {
         [
             "the same call as step 1; sampled again",
             "the same call as step 1; sampled again",
+            "the same call as step 1; sampled again",
             "the same call as step 1; not made again"
         ]
     );
+    let temperatures: Vec<f32> = ep
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.temperature)
+        .collect();
+    assert_eq!(temperatures[1..5], [0.2, 0.2, 0.7, 1.0], "then warmer");
     assert_eq!(ep.statuses(), vec![StepStatus::Ok], "the pipeline ran once");
 }
 
 #[test]
 fn a_model_going_round_in_circles_is_asked_to_answer_then_stopped() {
     let help = || call("help", serde_json::json!({"command": "ls"}));
-    // Each idle step is the repeat and its two resamples.
-    let mut turns = vec![help(); 7];
+    // Each idle step is the repeat and its three resamples.
+    let mut turns = vec![help(); 9];
     turns.push(answer("ls lists files"));
     let mut ep = episode(turns, Policy::default(), AgentOptions::default());
     let ending = ep.agent.run("what does ls do?", &CancelToken::new());
     assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
     let requests = ep.requests.lock().unwrap();
-    let tools: Vec<&str> = requests[7].tools.iter().map(|t| t.name.as_str()).collect();
+    let tools: Vec<&str> = requests[9].tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(tools, ["answer"]);
-    assert_eq!(requests[7].tool_choice, ToolChoice::Required);
+    assert_eq!(requests[9].tool_choice, ToolChoice::Required);
     assert!(
         ep.events()
             .iter()
@@ -721,8 +746,8 @@ fn a_model_going_round_in_circles_is_asked_to_answer_then_stopped() {
         other => panic!("expected a failure, got {other:?}"),
     }
     assert!(
-        ep.requests.lock().unwrap().len() <= 13,
-        "one useful turn, at most four idle steps of three samples each"
+        ep.requests.lock().unwrap().len() <= 17,
+        "one useful turn, at most four idle steps of four samples each"
     );
 }
 
@@ -835,8 +860,9 @@ fn a_pipeline_that_failed_is_not_run_again_later() {
         vec![
             nu("open missing.csv"),
             nu("ls | length"),
-            // Sampled again twice, the same each time.
+            // Sampled again three times, the same each time.
             nu("open   missing.csv"),
+            nu("open missing.csv"),
             nu("open missing.csv"),
             nu("open missing.csv"),
             answer("missing.csv does not exist."),
@@ -964,5 +990,38 @@ fn an_answer_right_after_a_table_returns_the_table() {
             text: "3 files.".into(),
             data: None
         }
+    );
+}
+
+#[test]
+fn a_reply_that_repeats_a_message_it_was_sent_is_not_the_answer() {
+    // As plain text: asked again, and the real answer after a table
+    // returns the table.
+    let mut ep = episode(
+        vec![
+            nu("ls | where name =~ txt | select name"),
+            "which text files?".to_string(),
+            answer("which text files?"),
+            "The text files are a.txt and c.txt.".to_string(),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("which text files?", &CancelToken::new());
+    let Ending::Answered {
+        text,
+        data: Some(Value::List { vals, .. }),
+    } = ending
+    else {
+        panic!("expected the table as data, got {ending:?}");
+    };
+    assert_eq!(text, "The text files are a.txt and c.txt.");
+    assert_eq!(vals.len(), 2);
+    assert_eq!(
+        ep.repaired(),
+        [
+            "the reply repeated a message it was sent; asked again",
+            "the answer repeated a message it was sent; asked again"
+        ]
     );
 }

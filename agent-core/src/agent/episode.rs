@@ -44,8 +44,15 @@ const STUCK_GIVE_UP: usize = 4;
 /// Retries of a turn whose prompt did not fit, each after shortening more.
 const CONTEXT_RETRIES: usize = 2;
 /// The temperatures a turn that repeats an earlier call is sampled again
-/// at, one after the other, until it makes a new one.
-const RESAMPLE_TEMPERATURES: [f32; 2] = [0.7, 1.0];
+/// at, one after the other, until it makes a new one: first its own (a
+/// backend that steers tokens away from the repeat needs no more), then
+/// warmer for one that cannot.
+const RESAMPLE_TEMPERATURES: [f32; 3] = [0.0, 0.7, 1.0];
+/// The shortest reply taken as an echo of a message it equals (a short
+/// answer may well be a word the user said)…
+const ECHO_MIN_CHARS: usize = 12;
+/// …and of a longer message it starts.
+const ECHO_PREFIX_MIN_CHARS: usize = 40;
 /// Steps the policy stopped after which only `answer` is offered.
 const STOPS_BEFORE_ANSWER: usize = 2;
 
@@ -342,6 +349,8 @@ impl Agent {
         let mut has_data = false;
         // The `$out` of the last step when it ran to its end.
         let mut last_result: Option<usize> = None;
+        // The model was told once that its answer only repeated a message.
+        let mut echo_told = false;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -394,13 +403,16 @@ impl Agent {
                     "The policy stopped your steps. Call `answer` now: tell the user what you did not do and why."
                 }));
             }
-            let mut turn = match self.model_turn(answer_only, self.options.temperature, cancel) {
+            let mut turn = match self.model_turn(answer_only, self.options.temperature, &[], cancel)
+            {
                 TurnResult::Turn(turn) => turn,
                 TurnResult::End(ending) => return ending,
             };
             // A call made before gives nothing new, and a greedy model
             // asked again in the same words makes it again: sample the turn
-            // anew, warmer, without the repeat in the conversation.
+            // anew, warmer, without the repeat in the conversation, and
+            // with the calls it repeated to be steered away from.
+            let mut avoid = Vec::new();
             for temperature in RESAMPLE_TEMPERATURES {
                 let Some(earlier) = repeated_call(&turn, &made) else {
                     break;
@@ -409,8 +421,14 @@ impl Agent {
                     step,
                     message: format!("the same call as step {earlier}; sampled again"),
                 });
+                avoid.extend(
+                    turn.tool_calls
+                        .iter()
+                        .filter(|call| call.name != super::ANSWER_TOOL)
+                        .cloned(),
+                );
                 let temperature = temperature.max(self.options.temperature);
-                turn = match self.model_turn(answer_only, temperature, cancel) {
+                turn = match self.model_turn(answer_only, temperature, &avoid, cancel) {
                     TurnResult::Turn(turn) => turn,
                     TurnResult::End(ending) => return ending,
                 };
@@ -452,9 +470,19 @@ impl Agent {
                     )));
                     continue;
                 }
+                if self.echoes_a_message(&text) {
+                    self.emit(AgentEvent::Repaired {
+                        step,
+                        message: "the reply repeated a message it was sent; asked again".into(),
+                    });
+                    self.push(Message::assistant(turn.content.clone(), Vec::new()));
+                    self.push(Message::user(
+                        "That is a message you were sent, not an answer. Call `answer` with what the results show, or run a pipeline that finds it.",
+                    ));
+                    continue;
+                }
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
-                self.answered_out = None;
-                return Ending::Answered { text, data: None };
+                return self.answer_with_last_table(text, last_result);
             }
             self.push(Message::assistant(
                 turn.content.clone(),
@@ -583,6 +611,15 @@ impl Agent {
                         });
                         command_help(self.shell.session().engine_state(), &command)
                     }
+                    Action::Answer { text, .. } if !echo_told && self.echoes_a_message(&text) => {
+                        echo_told = true;
+                        idle_turns += usize::from(progress);
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "the answer repeated a message it was sent; asked again".into(),
+                        });
+                        "Not answered yet: that text is a message you were sent, not an answer. Answer with what the results show.".to_string()
+                    }
                     Action::Answer { text, .. }
                         if !grounding_asked
                             && !answer_only
@@ -605,18 +642,7 @@ impl Agent {
                         )
                     }
                     Action::Answer { text, out } => match out {
-                        None => {
-                            // An answer right after a step that gave a
-                            // table returns that table, so it can be piped.
-                            let table = last_result
-                                .and_then(|n| self.shell.out(n).map(|v| (n, v)))
-                                .filter(|(_, value)| is_table(value));
-                            self.answered_out = table.as_ref().map(|(n, _)| *n);
-                            return Ending::Answered {
-                                text,
-                                data: table.map(|(_, value)| value),
-                            };
-                        }
+                        None => return self.answer_with_last_table(text, last_result),
                         Some(n) => match self.shell.out(n) {
                             Some(value) => {
                                 self.answered_out = Some(n);
@@ -646,12 +672,41 @@ impl Agent {
         }
     }
 
+    /// The answer `text`; right after a step that gave a table (`$out.N`
+    /// of `last_result`) it returns that table too, so it can be piped.
+    fn answer_with_last_table(&mut self, text: String, last_result: Option<usize>) -> Ending {
+        let table = last_result
+            .and_then(|n| self.shell.out(n).map(|v| (n, v)))
+            .filter(|(_, value)| is_table(value));
+        self.answered_out = table.as_ref().map(|(n, _)| *n);
+        Ending::Answered {
+            text,
+            data: table.map(|(_, value)| value),
+        }
+    }
+
+    /// Whether `text` repeats a message the model was sent (the request, a
+    /// result, a correction) rather than answering: a small model told
+    /// "You made this same call…" may say it back as its answer.
+    fn echoes_a_message(&self, text: &str) -> bool {
+        let said = normalize(text);
+        self.messages
+            .iter()
+            .filter(|m| matches!(m.role, Role::User | Role::Tool))
+            .map(|m| normalize(&m.content))
+            .any(|sent| {
+                (said.len() >= ECHO_MIN_CHARS && sent == said)
+                    || (said.len() >= ECHO_PREFIX_MIN_CHARS && sent.starts_with(&said))
+            })
+    }
+
     /// One model turn, the conversation fitted to the context first; a
     /// prompt that still does not fit is shortened further and retried.
     fn model_turn(
         &mut self,
         answer_only: bool,
         temperature: f32,
+        avoid: &[crate::llm::ToolCall],
         cancel: &CancelToken,
     ) -> TurnResult {
         let mut tools = tool_defs(self.options.kind);
@@ -672,6 +727,7 @@ impl Agent {
                 tool_choice,
                 max_tokens: self.options.max_tokens,
                 temperature,
+                avoid: avoid.to_vec(),
             };
             let sink = self.sink.clone();
             let mut notices = Vec::new();
@@ -1035,6 +1091,17 @@ impl Agent {
             && let Some(diagnostic) = &ran.outcome.error
             && let Some(hint) =
                 repair::usage_hint(self.shell.session().engine_state(), pipeline, diagnostic)
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
+        } else if status == StepStatus::Failed
+            && let Some(diagnostic) = &ran.outcome.error
+            && let Some(hint) = repair::failure_hint(pipeline, diagnostic)
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
+        } else if status == StepStatus::Ok
+            && let Some(hint) = repair::bare_size_hint(pipeline)
         {
             observed.push('\n');
             observed.push_str(&hint);
