@@ -189,6 +189,118 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
     (!hint.is_empty()).then_some(hint)
 }
 
+/// For a pipeline that ran and failed: what to do instead, where the
+/// error is one a small model meets again and again.
+/// - a column the input does not have: the columns it has (for the
+///   commands whose tables are fixed) or how to list them;
+/// - a path into a `.git` folder: a repository is read with `git`.
+pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
+    let code = diagnostic.code.as_deref().unwrap_or_default();
+    if code == "nu::shell::column_not_found" {
+        let label = diagnostic.labels.first()?;
+        let element = element_start(pipeline, label.line, label.column)?;
+        let before = pipeline[..element]
+            .trim_end()
+            .trim_end_matches('|')
+            .trim_end();
+        let source = before
+            .split(['|', ';'])
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_start_matches('^');
+        let known = TABLE_COLUMNS
+            .iter()
+            .find(|(command, _)| first_words(source, command));
+        return Some(match known {
+            Some((command, columns)) => format!("`{command}` gives the columns {columns}."),
+            None if !before.is_empty() => {
+                format!("`{before} | columns` lists the columns there are.")
+            }
+            None => "`columns` lists the columns of a table.".to_string(),
+        });
+    }
+    let into_git = pipeline
+        .split(|c: char| c.is_whitespace() || "'\"`(".contains(c))
+        .any(|word| word == ".git" || word.starts_with(".git/") || word.contains("/.git/"));
+    into_git.then(|| GIT_FORMS.to_string())
+}
+
+/// For a pipeline that ran: a comparison of a file size with a bare
+/// number (`where size == 0`, `size > 1000`) does not compare sizes in
+/// Nushell (`size == 0` is never true), so the result is not what it seems.
+pub fn bare_size_hint(pipeline: &str) -> Option<String> {
+    let words: Vec<&str> = pipeline
+        .split(|c: char| c.is_whitespace() || "(){}".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let bare = words.windows(3).find(|w| {
+        let column = w[0].trim_start_matches("$it.").trim_start_matches("$in.");
+        [
+            "size",
+            "apparent",
+            "physical",
+            "total",
+            "free",
+            "used",
+            "available",
+        ]
+        .contains(&column)
+            && ["==", "!=", "<", ">", "<=", ">="].contains(&w[1])
+            && w[2].parse::<f64>().is_ok()
+    })?;
+    Some(format!(
+        "Note: `{}` is a file size and `{}` a plain number; they do not compare, so this result is wrong. Write the unit: `{} {} {}b` (or `10kb`, `1mb`).",
+        bare[0], bare[2], bare[0], bare[1], bare[2]
+    ))
+}
+
+/// The columns of the tables commands always give, with the way to ask
+/// what a model looks for in a column they lack.
+const TABLE_COLUMNS: &[(&str, &str)] = &[
+    (
+        "ls",
+        "name, type, size, modified (an extension: `where name ends-with '.txt'`; a file's folder: `path dirname`)",
+    ),
+    ("ps", "pid, ppid, name, status, cpu, mem, virtual"),
+    (
+        "sys disks",
+        "device, type, mount, total, free, removable, kind",
+    ),
+    (
+        "sys mem",
+        "total, free, used, available, swap total, swap free, swap used",
+    ),
+    ("du", "path, apparent, physical"),
+];
+
+/// How a git repository is read.
+const GIT_FORMS: &str = "A git repository is read with git, not by opening `.git`: `^git log --format='%h %an %s' | lines`, `^git status --porcelain | lines`, `^git show --stat HEAD`.";
+
+/// Whether `text` starts with the words of `command`, whole.
+fn first_words(text: &str, command: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let wanted: Vec<&str> = command.split_whitespace().collect();
+    words.len() >= wanted.len() && words[..wanted.len()] == wanted[..]
+}
+
+/// The byte offset where the pipeline element holding `line`:`column`
+/// (1-based, in characters) starts: after the `|` or `;` before it.
+fn element_start(pipeline: &str, line: usize, column: usize) -> Option<usize> {
+    let line_start: usize = pipeline
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)?)
+        .map(str::len)
+        .sum();
+    let text = pipeline[line_start..].lines().next()?;
+    let at = text
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| i);
+    let start = text[..at].rfind(['|', ';']).map_or(0, |i| i + 1);
+    Some(line_start + start)
+}
+
 /// The words of the pipeline element holding `line`:`column` (1-based,
 /// in characters), from its start: the command and its arguments.
 fn command_at(pipeline: &str, line: usize, column: usize) -> Option<String> {
@@ -278,5 +390,60 @@ mod tests {
         assert!(hint.starts_with("ps: "), "{hint}");
         assert!(hint.contains("takes no arguments"), "{hint}");
         assert!(!hint.contains("examples:"), "{hint}");
+    }
+
+    fn failed(code: &str, column: usize) -> Diagnostic {
+        Diagnostic {
+            code: Some(code.into()),
+            message: String::new(),
+            help: None,
+            labels: vec![DiagnosticLabel {
+                text: String::new(),
+                line: 1,
+                column,
+                snippet: String::new(),
+            }],
+            rendered: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_missing_column_gets_the_columns_there_are() {
+        let missing = "nu::shell::column_not_found";
+        let hint = failure_hint("ls *.tmp | where ext == '.tmp'", &failed(missing, 18));
+        assert!(
+            hint.as_deref().is_some_and(|h| h
+                .starts_with("`ls` gives the columns name, type, size, modified")
+                && h.contains("ends-with")),
+            "{hint:?}"
+        );
+        let hint = failure_hint("sys disks | get avail", &failed(missing, 17)).unwrap();
+        assert!(hint.contains("free"), "{hint}");
+        // Elsewhere, how to list them.
+        let hint = failure_hint("open a.csv | where x > 1 | get total", &failed(missing, 32));
+        assert_eq!(
+            hint.as_deref(),
+            Some("`open a.csv | where x > 1 | columns` lists the columns there are.")
+        );
+    }
+
+    #[test]
+    fn a_path_into_git_gets_the_git_forms() {
+        let not_found = failed("nu::shell::io::file_not_found", 6);
+        let hint = failure_hint("open .git/logs | lines", &not_found).unwrap();
+        assert!(hint.contains("^git log"), "{hint}");
+        assert!(failure_hint("open sub/.git/HEAD", &not_found).is_some());
+        assert!(failure_hint("open notes.txt", &not_found).is_none());
+        assert!(failure_hint("open x.gitignore", &not_found).is_none());
+    }
+
+    #[test]
+    fn a_size_compared_with_a_bare_number_is_pointed_out() {
+        let hint = bare_size_hint("ls **/* | where size == 0").unwrap();
+        assert!(hint.contains("`size == 0b`"), "{hint}");
+        assert!(bare_size_hint("ls | where { $it.size > 1000 }").is_some());
+        assert!(bare_size_hint("ls | where size == 0b").is_none());
+        assert!(bare_size_hint("ls | where size > 10kb").is_none());
+        assert!(bare_size_hint("open a.csv | where price > 10").is_none());
     }
 }
