@@ -192,13 +192,48 @@ fn without_unknown_flags(engine: &EngineState, head: &str, args: &[String]) -> O
                 .all(|c| signature.named.iter().any(|f| f.short == Some(c)))
         }
     };
-    let kept: Vec<&String> = args.iter().filter(|a| !is_flag(a) || known(a)).collect();
-    if kept.len() == args.len() {
-        return None;
-    }
+    let mut changed = false;
     let mut words = vec![head.to_string()];
-    words.extend(kept.iter().map(|a| nu_string_or_bare(a)));
-    Some(words.join(" "))
+    for arg in args {
+        if !is_flag(arg) || (known(arg) && !is_bash_cluster_with_h(arg)) {
+            words.push(nu_string_or_bare(arg));
+            continue;
+        }
+        changed = true;
+        // A short-flag cluster keeps the letters the command has, but
+        // for `h` (bash's human-readable; Nushell's help).
+        if !arg.starts_with("--") {
+            let letters: String = arg[1..]
+                .chars()
+                .filter(|c| *c != 'h' && known(&format!("-{c}")))
+                .collect();
+            if !letters.is_empty() {
+                words.push(format!("-{letters}"));
+            }
+        }
+    }
+    changed.then(|| words.join(" "))
+}
+
+/// A cluster of short flags with `h` in it (`-lh`, `-sh`): in bash that
+/// asks for human-readable sizes; given to a Nushell command it would ask
+/// for its help text instead of running it.
+fn is_bash_cluster_with_h(word: &str) -> bool {
+    !word.starts_with("--") && word.len() > 2 && is_flag(word) && word[1..].contains('h')
+}
+
+/// Whether `pipeline` gives a Nushell command a bash flag cluster holding
+/// `h` (`ls -lh`): it parses, but would print help (see `as_nushell`).
+pub fn asks_help_by_habit(engine: &EngineState, pipeline: &str) -> bool {
+    let Some(elements) = split_pipeline(pipeline) else {
+        return false;
+    };
+    elements.iter().any(|element| {
+        let words: Vec<&str> = element.split_whitespace().collect();
+        words.first().is_some_and(|head| {
+            !head.starts_with('^') && engine.find_decl(head.as_bytes(), &[]).is_some()
+        }) && words[1..].iter().any(|w| is_bash_cluster_with_h(w))
+    })
 }
 
 /// A flag (`-l`, `--long`), not a negative number.
@@ -365,6 +400,19 @@ mod tests {
             nu("open products.csv | get price | avg").as_deref(),
             Some("open products.csv | get price | math avg")
         );
+        // bash's human-readable `h` in a cluster is not Nushell's help.
+        assert_eq!(
+            nu("ls -lh | sort-by size --reverse").as_deref(),
+            Some("ls -l | sort-by size --reverse")
+        );
+        assert!(asks_help_by_habit(engine.state(), "ls -lh | first 3"));
+        assert!(asks_help_by_habit(engine.state(), "ls -ah"));
+        assert!(
+            !asks_help_by_habit(engine.state(), "ls -h"),
+            "help asked for"
+        );
+        assert!(!asks_help_by_habit(engine.state(), "^du -sh x | lines"));
+        assert!(!asks_help_by_habit(engine.state(), "ls -la"));
         assert_eq!(nu("ls | where size > 1kb | length"), None);
         assert_eq!(nu("ls | each { |f| rm $f.name }"), None);
         assert_eq!(nu("ls; ps aux | grep x"), None);

@@ -958,12 +958,13 @@ impl Agent {
             .as_ref()
             .map(|plan| repair::unknown_programs(plan, finds))
             .unwrap_or_default();
-        if plan.is_some() && unknown.is_empty() {
+        let engine = self.shell.session().engine_state();
+        if plan.is_some() && unknown.is_empty() && !bash_forms::asks_help_by_habit(engine, pipeline)
+        {
             return self.run_checked(step, pipeline, why, decision, cancel);
         }
         // Bash in a Nushell pipeline: its exact Nushell form runs where the
         // policy lets it run without a question.
-        let engine = self.shell.session().engine_state();
         let nushell = bash_forms::as_nushell(engine, pipeline).and_then(|nu| {
             let (plan, decision) = self.shell.check(&nu);
             let runs = plan.is_some_and(|plan| repair::unknown_programs(&plan, finds).is_empty())

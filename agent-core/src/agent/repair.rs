@@ -98,6 +98,16 @@ const NUSHELL_FORMS: &[(&str, &str)] = &[
     ("date", "`date now`"),
     ("test", "`'path' | path exists`"),
     ("nuon", "`to nuon` / `from nuon`"),
+    (
+        "json",
+        "`to json` (a value to JSON text; `save -f f.json` writes it) / `from json` (text to a value)",
+    ),
+    (
+        "csv",
+        "`to csv` (a table to CSV text; `save -f f.csv` writes it) / `from csv`",
+    ),
+    ("yaml", "`to yaml` / `from yaml`"),
+    ("toml", "`to toml` / `from toml`"),
 ];
 
 /// The Nushell form for `name`, where it is a known habit.
