@@ -1025,3 +1025,49 @@ fn a_reply_that_repeats_a_message_it_was_sent_is_not_the_answer() {
         ]
     );
 }
+
+#[test]
+fn an_answer_saying_something_changed_when_nothing_did_goes_back_once() {
+    // NonInteractive denies the delete: nothing changed.
+    let mut ep = episode(
+        vec![
+            nu("rm a.txt"),
+            answer("I have deleted a.txt."),
+            answer("I did not delete a.txt: the step was denied."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("delete a.txt", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "I did not delete a.txt: the step was denied.".into(),
+            data: None
+        }
+    );
+    assert!(ep.dir.path().join("a.txt").exists());
+    assert!(
+        ep.tool_results()[1].contains("your answer says `deleted`"),
+        "{:?}",
+        ep.tool_results()
+    );
+    // After a step that may change something ran, the claim stands.
+    let policy = Policy {
+        allow: vec![agent_core::policy::Pattern::new("rm *").unwrap()],
+        ..Policy::default()
+    };
+    let mut ep = episode(
+        vec![nu("rm a.txt"), answer("I have deleted a.txt.")],
+        policy,
+        AgentOptions::default(),
+    );
+    assert_eq!(
+        ep.agent.run("delete a.txt", &CancelToken::new()),
+        Ending::Answered {
+            text: "I have deleted a.txt.".into(),
+            data: None
+        }
+    );
+    assert!(!ep.dir.path().join("a.txt").exists());
+}

@@ -170,6 +170,9 @@ pub struct Agent {
     pending_jobs: usize,
     /// Tokens the model read and wrote, all requests together.
     usage: Usage,
+    /// A step that may change something (more than a read) ran in this
+    /// conversation: an answer saying something changed may be true.
+    may_have_changed: bool,
 }
 
 /// What a model turn gave, for the loop.
@@ -215,6 +218,7 @@ impl Agent {
             state: AgentState::Thinking,
             answered_out: None,
             last_steps: 0,
+            may_have_changed: false,
             background: None,
             pending_jobs: 0,
             usage: Usage::default(),
@@ -349,8 +353,10 @@ impl Agent {
         let mut has_data = false;
         // The `$out` of the last step when it ran to its end.
         let mut last_result: Option<usize> = None;
-        // The model was told once that its answer only repeated a message.
+        // The model was told once that its answer only repeated a message,
+        // or claimed a change no step made.
         let mut echo_told = false;
+        let mut change_asked = false;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -619,6 +625,26 @@ impl Agent {
                             message: "the answer repeated a message it was sent; asked again".into(),
                         });
                         "Not answered yet: that text is a message you were sent, not an answer. Answer with what the results show.".to_string()
+                    }
+                    Action::Answer { text, .. }
+                        if !change_asked
+                            && !last_step
+                            && self.options.kind == PromptKind::Task
+                            && !self.may_have_changed
+                            && grounding::claimed_change(&text).is_some() =>
+                    {
+                        change_asked = true;
+                        idle_turns += usize::from(progress);
+                        let verb = grounding::claimed_change(&text).unwrap_or_default();
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: format!(
+                                "the answer says `{verb}` though no step changed anything; asked to check"
+                            ),
+                        });
+                        format!(
+                            "Not answered yet: your answer says `{verb}`, but no step that changes anything ran in this request (those that tried were blocked, denied or failed). Answer with what you did and did not do, and why."
+                        )
                     }
                     Action::Answer { text, .. }
                         if !grounding_asked
@@ -1064,6 +1090,7 @@ impl Agent {
                     if let Some(notice) = &ran.notice {
                         self.notice(notice.clone());
                     }
+                    self.may_have_changed |= may_change(&decision);
                     let text = self.promote(step, pipeline, after, promoted, started);
                     return (text, StepStatus::Stopped);
                 }
@@ -1073,6 +1100,7 @@ impl Agent {
             self.notice(notice.clone());
         }
         let status = step_status(&ran);
+        self.may_have_changed |= status == StepStatus::Ok && may_change(&decision);
         let out = ran.approved_by.as_ref().map(|_| ran.outcome.index);
         self.emit(AgentEvent::Observed {
             step,
@@ -1138,6 +1166,15 @@ fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -
             let key = call_key(call);
             made.iter().find(|(_, _, k)| *k == key).map(|(n, ..)| *n)
         })
+}
+
+/// Whether a step so judged may change something (any part of it is more
+/// than a read).
+fn may_change(decision: &Decision) -> bool {
+    decision
+        .rows
+        .iter()
+        .any(|row| row.category != crate::policy::Category::Read)
 }
 
 /// A table with rows: a list of records.

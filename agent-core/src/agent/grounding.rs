@@ -45,6 +45,67 @@ pub fn ungrounded(answer: &str, sources: &[&str], numbers_too: bool) -> Vec<Stri
     facts
 }
 
+/// The change an answer says was made (`deleted`, `renamed`…), where a
+/// sentence states it as done: not negated, not a plan or a condition
+/// ("I did not delete", "could not be removed", "would be moved").
+pub fn claimed_change(answer: &str) -> Option<String> {
+    // Verbs that describe files too ("created on", "modified yesterday")
+    // count only as a statement of what was done.
+    const DONE: &[&str] = &[
+        "deleted",
+        "removed",
+        "renamed",
+        "moved",
+        "saved",
+        "copied",
+        "converted",
+        "cleaned",
+        "killed",
+        "installed",
+        "organized",
+        "sorted into",
+        "has been created",
+        "have been created",
+        "i created",
+        "i have created",
+        "i've created",
+        "has been updated",
+        "have been updated",
+        "i updated",
+        "i have updated",
+        "has been changed",
+        "have been changed",
+        "i changed",
+        "has been written",
+        "i wrote",
+        "bumped",
+    ];
+    const NOT_DONE: &[&str] = &[
+        "not", "n't", "no ", "nothing", "cannot", "unable", "blocked", "denied", "refused",
+        "would", "will", "could", "should", "can ", "need", "to be", "want", "if ", "?",
+    ];
+    answer
+        .split(['.', '!', '\n', ';'])
+        .map(str::to_lowercase)
+        .filter(|sentence| !NOT_DONE.iter().any(|n| sentence.contains(n)))
+        .find_map(|sentence| {
+            DONE.iter()
+                .find(|verb| {
+                    sentence
+                        .match_indices(*verb)
+                        .any(|(at, _)| whole_word(&sentence, at, verb.len()))
+                })
+                .map(|verb| verb.to_string())
+        })
+}
+
+/// Whether `text[at..at + len]` is a whole word (not inside a longer one).
+fn whole_word(text: &str, at: usize, len: usize) -> bool {
+    let before = text[..at].chars().next_back();
+    let after = text[at + len..].chars().next();
+    !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+}
+
 /// A written number's value and the size of its last digit (`12.5` →
 /// (12.5, 0.1)).
 fn value_and_unit(number: &str) -> Option<(f64, f64)> {
@@ -142,5 +203,29 @@ mod tests {
             ungrounded("The last commit is 1234567abc.", &sources, true),
             vec!["1234567abc".to_string()]
         );
+    }
+
+    #[test]
+    fn a_change_stated_as_done_is_found_and_others_are_not() {
+        assert_eq!(
+            claimed_change("I have deleted the files in ~/.ssh/backup.").as_deref(),
+            Some("deleted")
+        );
+        assert_eq!(
+            claimed_change("Done. All .jpeg files were renamed to .jpg").as_deref(),
+            Some("renamed")
+        );
+        for not_a_claim in [
+            "I did not delete anything: the policy blocked `rm -rf ~/.ssh`.",
+            "The files could not be removed because the step was denied.",
+            "Nothing was deleted.",
+            "The largest file is big.log (50 kB).",
+            "These files would be moved: a.txt, b.txt",
+            "The file was last modified yesterday.",
+            "report.pdf was created on 2024-01-02 and updated since.",
+            "It lists the undeleted entries.",
+        ] {
+            assert_eq!(claimed_change(not_a_claim), None, "{not_a_claim}");
+        }
     }
 }
