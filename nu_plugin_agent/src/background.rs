@@ -2,7 +2,10 @@
 //! the plugin kept alive (GC off) while any job runs, and the nu values
 //! that `agent job` commands return.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{
+    Arc, Mutex, OnceLock,
+    atomic::{AtomicBool, Ordering},
+};
 
 use agent_core::{
     agent::{BackgroundRunner, HandedOver, JobDone, JobDoneFn, JobSettings},
@@ -20,6 +23,9 @@ pub(crate) struct Background {
     /// The engine of the latest `agent job` call, to turn the plugin's GC
     /// off while jobs run and on again after the last.
     engine: Arc<Mutex<Option<EngineInterface>>>,
+    /// Something besides jobs needs this process to live (a model chosen
+    /// with `agent model use`): the GC stays off when the last job ends.
+    held: Arc<AtomicBool>,
 }
 
 impl Background {
@@ -39,18 +45,25 @@ impl Background {
         }
         let store = job_store(span)?;
         let slot = self.engine.clone();
+        let held = self.held.clone();
         let on_busy = Box::new(move |busy: bool| {
             if let Ok(slot) = slot.lock()
                 && let Some(engine) = slot.as_ref()
             {
                 // Without it the host stops an idle plugin, jobs and all.
-                let _ = engine.set_gc_disabled(busy);
+                let _ = engine.set_gc_disabled(busy || held.load(Ordering::SeqCst));
             }
         });
         let manager = JobManager::new(store, settings.max_running, on_busy);
         // Keep the retention rules as jobs are added.
         let _ = manager.store().clean(settings.keep, Some(settings.max_age));
         Ok(self.manager.get_or_init(|| manager))
+    }
+
+    /// Keep this plugin process alive for as long as nu runs, jobs or not.
+    pub(crate) fn hold(&self, engine: &EngineInterface) -> Result<(), LabeledError> {
+        self.held.store(true, Ordering::SeqCst);
+        Ok(engine.set_gc_disabled(true)?)
     }
 
     /// The manager, if this process has made one.

@@ -139,6 +139,43 @@ let info = (agent model info)
     assert!(info["compiled_backends"].is_array());
 }
 
+/// A model chosen with `agent model use` outlives the background job
+/// that ended after it: nu does not stop the plugin (and forget the
+/// choice) once the job releases the plugin.
+#[test]
+fn model_use_lasts_after_a_background_job_ends() {
+    let (dir, cache, work) = cache_with_test_model();
+    // The cache holds no model: forgetting the choice shows at once.
+    std::fs::remove_file(cache.join("models").join(FILE)).unwrap();
+    let registry = register_plugin(dir.path());
+    std::os::unix::fs::symlink(test_model(), work.join("tiny.gguf")).unwrap();
+    let script = format!(
+        r#"$env.NU_AGENT_CACHE = '{cache}'
+$env.config.plugins.agent = {{model: {{context: 1024, threads: 1, keep_alive: 1min}}}}
+$env.config.plugin_gc = {{default: {{enabled: true, stop_after: 0sec}}}}
+agent model use ./tiny.gguf | ignore
+let before = (plugin list | where name == agent | get 0.pid)
+let id = (agent job run "1")
+agent job wait $id | ignore
+sleep 1500ms
+let after = (plugin list | where name == agent | get 0.pid)
+let info = (agent model info)
+{{before: $before, after: $after, because: $info.chosen_because, path: $info.path}} | to json --raw"#,
+        cache = cache.display()
+    );
+    let result = json(&nu(&registry, &work, &script));
+    let real = std::fs::canonicalize(test_model()).unwrap();
+    assert_eq!(
+        result["because"], "switched to with `agent model use`",
+        "{result}"
+    );
+    assert_eq!(result["path"], real.display().to_string(), "{result}");
+    assert_eq!(
+        result["before"], result["after"],
+        "the plugin was stopped: {result}"
+    );
+}
+
 /// A stand-in for the hub: serves `body` at `/{REPO}/resolve/main/{FILE}`
 /// with its SHA-256 in `X-Linked-Etag`, as Hugging Face does, and `Range`
 /// requests. With `trickle_first`, the first transfer sends 2 MB and then

@@ -106,8 +106,9 @@ impl SimplePluginCommand for AgentModelUse {
             )
         })?;
         plugin.choose_model(path.clone());
-        // The choice lives in this process: nu must not stop it when idle.
-        engine.set_gc_disabled(true)?;
+        // The choice lives in this process: nu must not stop it when idle,
+        // nor when the last background job ends.
+        plugin.background.hold(engine)?;
         info_record(
             &trial,
             &env,
