@@ -290,3 +290,28 @@ fn nu_c_started_from_the_nu_repl_is_not_stopped_by_a_prompt() {
     assert!(work.join("nested").is_dir(), "{}", tmux.screen());
     tmux.wait_for_nu_prompt("work");
 }
+
+/// A delete over a list asks with real paths, not `0 files` up front, and
+/// "always" on the first file covers the rest of that run.
+#[test]
+fn a_delete_over_a_list_asks_with_real_paths_and_always_covers_the_run() {
+    let (dir, work) = setup();
+    for name in ["a.bin", "b.bin", "c.bin"] {
+        std::fs::write(work.join(name), vec![0u8; 3000]).unwrap();
+    }
+    let tmux = nu_with_plugin("list", dir.path(), &work);
+    tmux.send(&[
+        r#"agent run "ls *.bin | each { rm --permanent $in.name } | length""#,
+        "Enter",
+    ]);
+    tmux.wait_for_text("delete: 1 file, 3kB: a.bin");
+    tmux.wait_for_text("[a]lways");
+    tmux.send(&["a"]);
+    tmux.wait_for_nu_prompt("work");
+    let screen = tmux.screen();
+    for name in ["a.bin", "b.bin", "c.bin"] {
+        assert!(!work.join(name).exists(), "{name} is left:\n{screen}");
+    }
+    assert!(!screen.contains("0 files"), "{screen}");
+    assert_eq!(screen.matches("Run it?").count(), 1, "{screen}");
+}

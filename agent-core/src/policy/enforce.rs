@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails, PathFacts, Policy, Row,
-    Step, UserDirs, Verdict, guarded_engine, label, plan_in,
+    Step, UserDirs, Verdict, asked_when_it_runs, guarded_engine, label, plan_in,
     sandbox::{self, SandboxMode, SandboxSpec},
 };
 use crate::{
@@ -597,12 +597,22 @@ impl PolicyShell {
             }
             Verdict::Confirm => {
                 let facts = facts_in(&self.policy, &self.cwd(), &UserDirs::of_env(&self.seed.env));
+                // A step whose arguments are only known when it runs
+                // (`each { rm $in.name }`) is asked about then, with its
+                // real paths, by its guard; asking now could only say
+                // "0 files".
+                let guards = self.layers.guards;
                 let confirm: Vec<(&Step, &Row)> = plan
                     .steps
                     .iter()
                     .zip(&decision.rows)
-                    .filter(|(_, r)| r.verdict == Verdict::Confirm)
+                    .filter(|(s, r)| {
+                        r.verdict == Verdict::Confirm && !(guards && asked_when_it_runs(s))
+                    })
                     .collect();
+                if confirm.is_empty() {
+                    return self.run_approved(pipeline, decision, approved_by, &[], limits, cancel);
+                }
                 let request = ApprovalRequest {
                     labels: confirm.iter().map(|(s, r)| label(s, r, &facts)).collect(),
                     command: confirm
@@ -646,10 +656,31 @@ impl PolicyShell {
                 approved_steps = confirm.iter().map(|(s, _)| (*s).clone()).collect();
             }
         }
+        self.run_approved(
+            pipeline,
+            decision,
+            approved_by,
+            &approved_steps,
+            limits,
+            cancel,
+        )
+    }
+
+    /// Run `pipeline`, whose static verdict let it start: `approved_steps`
+    /// were approved as a whole before it (the guards do not ask again).
+    fn run_approved(
+        &mut self,
+        pipeline: &str,
+        decision: Decision,
+        approved_by: Option<String>,
+        approved_steps: &[Step],
+        limits: &Limits,
+        cancel: &CancelToken,
+    ) -> Ran {
         let mut notice = None;
         let outcome = if self.sandboxed() {
             let (mut outcome, restarted) =
-                self.run_in_worker(pipeline, &approved_steps, limits, cancel);
+                self.run_in_worker(pipeline, approved_steps, limits, cancel);
             notice = restarted;
             if self.promoted.is_none() {
                 outcome.index = self.worker_outs.len();
@@ -657,7 +688,7 @@ impl PolicyShell {
             }
             outcome
         } else {
-            self.rails.begin_run(pipeline, &approved_steps);
+            self.rails.begin_run(pipeline, approved_steps);
             self.session.run_cancellable(pipeline, limits, cancel)
         };
         self.seed.cwd = outcome.cwd.clone();

@@ -68,6 +68,9 @@ struct RunState {
     written: HashSet<PathBuf>,
     /// The first step refused during this run: code and message.
     refused: Option<(&'static str, String)>,
+    /// Names of steps answered "always" during this run: the same command
+    /// on other arguments is not asked again (unless it warns).
+    always_names: HashSet<String>,
 }
 
 /// One decision a guard took (for the audit log and tests).
@@ -191,6 +194,7 @@ impl Guardrails {
             sensitive_read: false,
             written: HashSet::new(),
             refused: None,
+            always_names: HashSet::new(),
         };
     }
 
@@ -280,6 +284,9 @@ impl Guardrails {
             {
                 return Ok("approved before the run".into());
             }
+            if !row.warning && run.always_names.contains(&step.name) {
+                return Ok(format!("{} (always)", self.approver.who()));
+            }
         }
         let request = ApprovalRequest {
             labels: vec![label(step, row, facts)],
@@ -294,6 +301,7 @@ impl Guardrails {
             Approval::Always => {
                 if !row.warning {
                     self.allow_for_session(&step.command);
+                    lock(&self.run).always_names.insert(step.name.clone());
                 }
                 Ok(format!("{} (always)", self.approver.who()))
             }
@@ -370,6 +378,17 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Whether the guards ask about `step` when it runs, with its evaluated
+/// arguments: a builtin or an external whose arguments are only known
+/// then (not a program or closure held in a variable, nor a redirection,
+/// which nothing asks about later).
+pub fn asked_when_it_runs(step: &Step) -> bool {
+    step.dynamic
+        && step.name != "<dynamic>"
+        && !step.name.starts_with("o>")
+        && (step.name.starts_with('^') || needs_guard(&step.name))
+}
+
 /// The one-line label an approver shows: `delete ⚠: 3 files, 8.1 GB: a.iso,
 /// b.iso, c.zip`, `run: ^apt-get update`, `read: /etc/hosts`.
 pub fn label(step: &Step, row: &Row, facts: &PathFacts) -> String {
@@ -393,6 +412,7 @@ pub fn label(step: &Step, row: &Row, facts: &PathFacts) -> String {
         Category::Exec | Category::Unknown | Category::Privileged | Category::Process => {
             externals::escape_for_display(&step.command)
         }
+        Category::Delete if targets.is_empty() => externals::escape_for_display(&step.command),
         Category::Delete => delete_summary(&targets, facts),
         _ if targets.is_empty() => externals::escape_for_display(&step.command),
         _ => externals::escape_for_display(&shorten_list(&targets)),

@@ -37,7 +37,7 @@ pub use enforce::{
 };
 pub use guard::{
     BLOCKED_BEFORE_RUN_HELP, BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent, Guardrails,
-    NOT_APPROVED_HELP, guarded_engine, label,
+    NOT_APPROVED_HELP, asked_when_it_runs, guarded_engine, label,
 };
 pub use paths::{PathFacts, ReadJudgement, UserDirs, WriteJudgement};
 pub use pattern::{Pattern, PatternError};
