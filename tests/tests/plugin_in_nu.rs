@@ -50,6 +50,10 @@ fn agent_alone_prints_help_and_errors_are_labeled() {
     let help = stdout_of(&nu(&registry, &work, "agent"));
     assert!(help.contains("agent run"), "{help}");
     assert!(help.contains("agent policy check"), "{help}");
+    // `ask`, the command the README opens with, is named too.
+    assert!(help.contains("ask \"<task>\""), "{help}");
+    let help_agent = stdout_of(&nu(&registry, &work, "help agent"));
+    assert!(help_agent.contains("ask \"<task>\""), "{help_agent}");
 
     let failed = nu(&registry, &work, r#"agent run "let x = [1, 2""#);
     assert!(!failed.status.success());
