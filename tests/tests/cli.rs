@@ -323,6 +323,67 @@ fn config_init_writes_a_template_that_reads_back_and_never_overwrites() {
     );
 }
 
+/// Every command the template's comments name exists (`agent undo` did
+/// not), and its `threads` comment says what the README says.
+#[test]
+fn the_config_template_names_only_commands_that_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = agent_core::config::CONFIG_TEMPLATE;
+    let named: Vec<&str> = template
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|quoted| quoted.starts_with("agent ") || quoted.starts_with("nu-agent "))
+        .collect();
+    assert!(!named.is_empty());
+    for command in named {
+        let words: Vec<&str> = command
+            .split_whitespace()
+            .skip(1)
+            .take_while(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+            .collect();
+        let mut args = words.clone();
+        args.push("--help");
+        let out = nu_agent(dir.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "`{command}` is not a command: {out:?}"
+        );
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    assert!(readme.contains("the physical cores other work leaves free"));
+    assert!(template.contains("the physical cores other work leaves free"));
+}
+
+/// A reader that closes early (`nu-agent completions bash | head -1`) is a
+/// normal end: no panic, success.
+#[test]
+fn a_closed_stdout_ends_the_output_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["completions", "bash"][..],
+        &["policy", "show"][..],
+        &["policy", "check", "ls"][..],
+    ] {
+        let mut child = Command::new(workspace_binary("nu-agent"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before the program writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn completions_name_the_subcommands() {
     let dir = tempfile::tempdir().unwrap();

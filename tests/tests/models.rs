@@ -453,6 +453,30 @@ fn nu_agent_model_list_prints_json() {
         .unwrap();
     let stderr = stderr_of_failure(&unknown);
     assert!(stderr.contains("no catalog model llama-9000"), "{stderr}");
+
+    // Offline (nothing listens on the hub's port): the error says how to
+    // use a file that is here, in both front ends.
+    let offline = Command::new(workspace_binary("nu-agent"))
+        .args(["model", "pull", "qwen3-4b"])
+        .current_dir(&work)
+        .env("NU_AGENT_CACHE", &cache)
+        .env("NU_AGENT_HUB_URL", "http://127.0.0.1:9")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = stderr_of_failure(&offline);
+    assert!(stderr.contains("NU_AGENT_MODEL=<path>"), "{stderr}");
+    let registry = register_plugin(dir.path());
+    let offline = nu(
+        &registry,
+        &work,
+        &format!(
+            "$env.NU_AGENT_CACHE = '{}'; $env.NU_AGENT_HUB_URL = 'http://127.0.0.1:9'; agent model pull qwen3-4b",
+            cache.display()
+        ),
+    );
+    let stderr = stderr_of_failure(&offline);
+    assert!(stderr.contains("agent model use <path>"), "{stderr}");
 }
 
 /// With no model named and the machine's default not pulled, both front

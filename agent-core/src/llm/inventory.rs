@@ -302,6 +302,24 @@ pub enum PullError {
     },
 }
 
+impl PullError {
+    /// What to do when the hub cannot be reached (offline, a proxy, the
+    /// hub down): use a model file that is already here.
+    pub fn offline_hint(&self) -> Option<&'static str> {
+        match self {
+            PullError::Download(
+                DownloadError::Http { .. }
+                | DownloadError::Status { .. }
+                | DownloadError::Interrupted { .. },
+            ) => Some(
+                "to use a GGUF file you already have instead: `agent model use <path>` in nu, \
+                 NU_AGENT_MODEL=<path>, or put it in a directory listed in model.dirs",
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// The catalog entry `name` names.
 pub fn catalog_entry<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a Entry, PullError> {
     catalog.get(name.trim()).ok_or_else(|| PullError::Unknown {

@@ -124,11 +124,17 @@ impl SimplePluginCommand for AgentModelPull {
                     entry.name
                 )))
             }
-            Err(error) => Err(model_error(
-                format!("agent model pull {}: {error}", entry.name),
-                "the pull failed",
-                call.head,
-            )),
+            Err(error) => {
+                let failed = model_error(
+                    format!("agent model pull {}: {error}", entry.name),
+                    "the pull failed",
+                    call.head,
+                );
+                Err(match error.offline_hint() {
+                    Some(hint) => failed.with_help(hint),
+                    None => failed,
+                })
+            }
         }
     }
 }
