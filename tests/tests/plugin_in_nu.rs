@@ -345,3 +345,30 @@ fn max_output_raises_or_lowers_the_cap_and_the_warning_names_the_flag() {
         "{stderr}"
     );
 }
+
+/// A run stopped by `--timeout` says so, whatever failed when it struck
+/// (an external killed, an `each` cut short).
+#[test]
+fn a_run_stopped_by_its_time_limit_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    for pipeline in ["^sleep 5; 1", "[1 2 3] | each { ^sleep 5 }"] {
+        let out = nu(
+            &registry,
+            &work,
+            &format!("agent run --timeout 1sec \"{pipeline}\""),
+        );
+        let stderr = stderr_of(&out);
+        assert!(
+            stderr.contains("nu_agent::run::timeout"),
+            "{pipeline}: {stderr}"
+        );
+        assert!(stderr.contains("1s time limit"), "{pipeline}: {stderr}");
+        assert!(!stderr.contains("SIGKILL"), "{pipeline}: {stderr}");
+        assert!(
+            !stderr.contains("Eval block failed"),
+            "{pipeline}: {stderr}"
+        );
+    }
+}

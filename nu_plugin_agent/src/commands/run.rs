@@ -9,7 +9,7 @@ use agent_core::{
         Approver, BLOCKED_CODE, DENIED_CODE, Decision, NonInteractive, Pattern, PolicyHook,
         PolicyShell, ShellOptions, Verdict,
     },
-    shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_bytes},
+    shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_bytes, humanize_duration},
 };
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{
@@ -162,6 +162,20 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
         if observe {
             let text = render_outcome(&outcome, &Budget::approx(OBSERVE_BUDGET));
             return Ok(Value::string(text, call.head));
+        }
+        // The time limit explains whatever failed when it struck (a killed
+        // external, an `each` cut short).
+        if let Some(StopReason::TimedOut(limit)) = &outcome.stopped {
+            return Err(LabeledError::new(format!(
+                "agent run stopped after the {} time limit",
+                humanize_duration(*limit)
+            ))
+            .with_code("nu_agent::run::timeout")
+            .with_label(
+                "stopped by the time limit; the processes it started were killed",
+                pipeline.span,
+            )
+            .with_help("raise it with --timeout"));
         }
         if let Some(diagnostic) = &outcome.error {
             let nobody = prompt.as_ref().is_some_and(|p| p.found_nobody());
