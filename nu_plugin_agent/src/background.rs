@@ -10,7 +10,10 @@ use std::sync::{
 use agent_core::{
     agent::{BackgroundRunner, HandedOver, JobDone, JobDoneFn, JobSettings},
     jobs::{JobKind, JobManager, JobOutcome, JobRecord, JobStatus, JobStore, JobWork, now_ms},
-    policy::{Approval, ApprovalRequest, Approver, NonInteractive, PolicyShell, ShellOptions},
+    policy::{
+        Approval, ApprovalRequest, Approver, DENIED_CODE, JOB_NOT_APPROVED_HELP, NonInteractive,
+        PolicyShell, ShellOptions,
+    },
     shell::{Limits, Outcome, StopReason},
 };
 use nu_plugin::EngineInterface;
@@ -201,6 +204,11 @@ pub(crate) fn outcome_of_run(outcome: Outcome) -> JobOutcome {
             JobStatus::TimedOut,
             Some(format!("stopped after {}", humantime(*limit))),
         ),
+        (Some(error), _) if error.code.as_deref() == Some(DENIED_CODE) => {
+            let mut error = error.clone();
+            error.help = Some(JOB_NOT_APPROVED_HELP.into());
+            (JobStatus::Failed, Some(error.summary()))
+        }
         (Some(error), _) => (JobStatus::Failed, Some(error.summary())),
         (None, _) => match outcome.exit_code.filter(|c| *c != 0) {
             Some(code) => (

@@ -357,6 +357,18 @@ fn the_config_template_names_only_commands_that_exist() {
     assert!(template.contains("the physical cores other work leaves free"));
 }
 
+/// With no terminal and nothing approved in advance, the denial says
+/// nobody could be asked (not "approve it at the prompt").
+#[test]
+fn a_denial_with_no_terminal_says_nobody_could_be_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = nu_agent(dir.path(), &["run", "mkdir made"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nobody could be asked"), "{stderr}");
+    assert!(!dir.path().join("made").exists());
+}
+
 /// A reader that closes early (`nu-agent completions bash | head -1`) is a
 /// normal end: no panic, success.
 #[test]

@@ -514,6 +514,11 @@ fn not_approved(row: &Row, span: Span) -> ShellError {
 /// is told instead is the agent's business (it reads the code).
 pub const NOT_APPROVED_HELP: &str =
     "approve it at the prompt, or run with --yes or --approve <pattern>";
+/// The hint when nobody could be asked: no terminal (cron, CI, a pipe).
+pub const NOBODY_TO_ASK_HELP: &str = "nobody could be asked (there is no terminal); approve in advance with --yes or --approve <pattern>";
+/// The hint on a background job's step nobody approved: a job never
+/// prompts, it waits for an answer.
+pub const JOB_NOT_APPROVED_HELP: &str = "a job asks through `agent job approve <id>` (or `agent job deny <id>`) while it waits; start it again and answer there, or approve in advance with --yes or --approve <pattern>";
 /// The user's hint on a step or pipeline the policy blocks.
 pub const BLOCKED_HELP: &str = "the policy blocks this step whatever is approved; to allow it, change the policy ($env.config.plugins.agent.policy, or nu-agent's config file)";
 

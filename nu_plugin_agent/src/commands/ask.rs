@@ -1,6 +1,7 @@
 //! `ask`: give the agent a task in plain words.
 
 use agent_core::agent::{Agent, Ending, FrontEnd, PromptKind, request_with_input};
+use agent_core::policy::NOBODY_TO_ASK_HELP;
 use nu_plugin::{EngineInterface, EvaluatedCall, PluginCommand};
 use nu_protocol::{
     ByteStream, ByteStreamType, Category, Example, LabeledError, PipelineData, Signature,
@@ -240,9 +241,7 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
         let ending = agent.run(&text, &cancel);
         view.finish();
         if prompt.is_some_and(|p| p.found_nobody()) {
-            eprintln!(
-                "note: nobody could be asked (this nu is not interactive), so steps that needed approval were denied; approve in advance with --yes or --approve <pattern>"
-            );
+            eprintln!("note: steps that needed approval were denied: {NOBODY_TO_ASK_HELP}");
         }
         if call.has_flag("cd")?
             && let Some(dir) = changed_cwd(agent.shell(), &cwd_before)

@@ -6,8 +6,8 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 use agent_core::{
     observe::{Budget, render_outcome},
     policy::{
-        Approver, BLOCKED_CODE, DENIED_CODE, Decision, NonInteractive, Pattern, PolicyHook,
-        PolicyShell, ShellOptions, Verdict,
+        Approver, BLOCKED_CODE, DENIED_CODE, Decision, NOBODY_TO_ASK_HELP, NonInteractive, Pattern,
+        PolicyHook, PolicyShell, ShellOptions, Verdict,
     },
     shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_bytes, humanize_duration},
 };
@@ -414,7 +414,7 @@ fn policy_error(
     };
     let mut help = diagnostic.help.clone().unwrap_or_default();
     if code == DENIED_CODE && found_nobody {
-        help = "nobody could be asked (this nu is not interactive); approve in advance with --yes or --approve <pattern>".into();
+        help = NOBODY_TO_ASK_HELP.into();
     }
     let mut error = LabeledError::new(&diagnostic.message)
         .with_code(code)

@@ -43,6 +43,14 @@ pub fn approver(flags: &ApprovalFlags) -> Arc<dyn Approver> {
     })
 }
 
+/// Whether a step that asks is denied unasked: nothing approved in
+/// advance and no terminal to ask on.
+pub fn nobody_to_ask(flags: &ApprovalFlags) -> bool {
+    let approved_in_advance = flags.yes || !flags.approve.is_empty();
+    let terminal = std::io::stdin().is_terminal() && TerminalApprover::open().is_some();
+    !approved_in_advance && !terminal
+}
+
 /// This binary, to re-execute as the sandbox worker and launcher.
 /// `/proc/self/exe` still works when the file was replaced on disk (a
 /// rebuild) while this process runs.

@@ -7,7 +7,7 @@ use std::{io::Write, process::ExitCode};
 
 use agent_core::{
     observe::{Budget, render_outcome},
-    policy::{Layers, Policy, PolicyShell, ShellOptions},
+    policy::{DENIED_CODE, Layers, NOBODY_TO_ASK_HELP, Policy, PolicyShell, ShellOptions},
     shell::{Limits, SessionSeed, StopReason, humanize_bytes},
 };
 use nu_protocol::Value;
@@ -15,7 +15,7 @@ use nu_protocol::Value;
 use crate::{
     ApprovalFlags,
     common::{
-        EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TIMED_OUT, approver, cancel_on_ctrl_c,
+        EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TIMED_OUT, approver, cancel_on_ctrl_c, nobody_to_ask,
         render_for_terminal,
     },
 };
@@ -73,6 +73,9 @@ pub fn run(
     }
     if let Some(diagnostic) = &outcome.error {
         eprintln!("{}", diagnostic.rendered);
+        if diagnostic.code.as_deref() == Some(DENIED_CODE) && nobody_to_ask(approval) {
+            eprintln!("nu-agent: {NOBODY_TO_ASK_HELP}");
+        }
     } else {
         let text = if output.json {
             session.pipe_value(outcome.value.clone(), "to json --indent 2")
