@@ -369,6 +369,30 @@ fn a_denial_with_no_terminal_says_nobody_could_be_asked() {
     assert!(!dir.path().join("made").exists());
 }
 
+/// A write refused by the read-only sandbox says so and how to widen it,
+/// from a builtin and from an external.
+#[test]
+fn the_read_only_sandbox_explains_a_refused_write() {
+    let dir = tempfile::tempdir().unwrap();
+    for pipeline in ["mkdir made", "^touch made"] {
+        let out = nu_agent(
+            dir.path(),
+            &["run", "--sandbox", "read-only", "--yes", pipeline],
+        );
+        assert_ne!(out.status.code(), Some(0), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("read-only sandbox refused"),
+            "{pipeline}: {stderr}"
+        );
+        assert!(
+            stderr.contains("--sandbox workspace-write"),
+            "{pipeline}: {stderr}"
+        );
+        assert!(!dir.path().join("made").exists());
+    }
+}
+
 /// A reader that closes early (`nu-agent completions bash | head -1`) is a
 /// normal end: no panic, success.
 #[test]

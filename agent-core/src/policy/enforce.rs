@@ -17,6 +17,34 @@ use crate::{
     store::audit::{AuditEvent, AuditLog, AuditRecord},
 };
 
+/// The hint when the read-only sandbox refused a write.
+const READ_ONLY_SANDBOX_HELP: &str = "the read-only sandbox refused the write, approved or not; to let runs write beneath the current directory, use --sandbox workspace-write (or policy.sandbox: workspace-write)";
+
+/// A write the read-only sandbox refused fails with a bare "Permission
+/// denied" (from a builtin, or on an external's stderr): say why, and how
+/// to widen the sandbox.
+fn explain_read_only_refusal(outcome: &mut Outcome) {
+    const DENIED: &str = "Permission denied";
+    if let Some(error) = &mut outcome.error {
+        if error.rendered.contains(DENIED) && error.help.is_none() {
+            error.help = Some(READ_ONLY_SANDBOX_HELP.into());
+            error
+                .rendered
+                .push_str(&format!("\n  help: {READ_ONLY_SANDBOX_HELP}"));
+        }
+        return;
+    }
+    let stderr_denied =
+        matches!(&outcome.stderr, Some(Value::String { val, .. }) if val.contains(DENIED));
+    if stderr_denied && outcome.exit_code.is_some_and(|code| code != 0) {
+        outcome.error = Some(Diagnostic::plain(
+            "nu_agent::policy::sandbox",
+            "the external command was refused a write (Permission denied)",
+            Some(READ_ONLY_SANDBOX_HELP.into()),
+        ));
+    }
+}
+
 /// Which enforcement layers are on. All of them, except in the tests that
 /// show each layer catches what the others would.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -685,6 +713,9 @@ impl PolicyShell {
             if self.promoted.is_none() {
                 outcome.index = self.worker_outs.len();
                 self.worker_outs.push(outcome.value.clone());
+            }
+            if self.policy.sandbox == SandboxMode::ReadOnly {
+                explain_read_only_refusal(&mut outcome);
             }
             outcome
         } else {
