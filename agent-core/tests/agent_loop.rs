@@ -291,6 +291,45 @@ fn the_step_limit_ends_the_loop() {
     assert_eq!(ep.requests.lock().unwrap().len(), 2);
 }
 
+/// An answer that announces something it does not give (`The answer
+/// is:`) is not an answer: the model is asked again, and with no turn
+/// left the run fails.
+#[test]
+fn a_hollow_answer_is_not_an_answer() {
+    let mut ep = episode(
+        vec![
+            answer("The answer is:"),
+            "There are:".into(),
+            answer("There are 3 files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "There are 3 files.".into(),
+            data: None
+        }
+    );
+    assert_eq!(ep.requests.lock().unwrap().len(), 3);
+
+    let options = AgentOptions {
+        max_steps: 2,
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(
+        vec![answer("The answer is:"), answer("The answer is:")],
+        Policy::default(),
+        options,
+    );
+    assert!(matches!(
+        ep.agent.run("how many files?", &CancelToken::new()),
+        Ending::Failed(_)
+    ));
+}
+
 #[test]
 fn cancel_mid_step_stops_the_pipeline_and_the_loop() {
     let mut ep = episode(

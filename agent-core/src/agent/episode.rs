@@ -453,6 +453,14 @@ impl Agent {
                     continue;
                 }
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
+                if hollow_answer(&text) {
+                    self.emit(AgentEvent::Repaired {
+                        step,
+                        message: "an answer with nothing after its colon; asked again".into(),
+                    });
+                    self.push(Message::user(HOLLOW_ANSWER.to_string()));
+                    continue;
+                }
                 self.answered_out = None;
                 return Ending::Answered { text, data: None };
             }
@@ -603,6 +611,18 @@ impl Agent {
                             "Not answered yet: your answer states {} but no result shows that. Run a pipeline that finds it, then answer; or answer with only what the results show.",
                             facts.join(", ")
                         )
+                    }
+                    Action::Answer { text, out: None }
+                        if hollow_answer(&text)
+                            && !last_result
+                                .and_then(|n| self.shell.out(n))
+                                .is_some_and(|value| is_table(&value)) =>
+                    {
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "an answer with nothing after its colon; asked again".into(),
+                        });
+                        HOLLOW_ANSWER.to_string()
                     }
                     Action::Answer { text, out } => match out {
                         None => {
@@ -1073,6 +1093,17 @@ fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -
 }
 
 /// A table with rows: a list of records.
+/// What the model is told when its answer announces something it does
+/// not give.
+const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and gives nothing after it. Answer with the result itself, or pass `out` to return a `$out.N`.";
+
+/// An answer with no content: empty, or an introduction (`The answer
+/// is:`) to something it does not give.
+fn hollow_answer(text: &str) -> bool {
+    let text = text.trim();
+    text.is_empty() || text.ends_with(':')
+}
+
 fn is_table(value: &Value) -> bool {
     match value {
         Value::List { vals, .. } => {

@@ -172,6 +172,7 @@ pub fn ask(
                 let document = serde_json::json!({
                     "answer": text,
                     "data": data,
+                    "failure": null,
                     "steps": agent.steps_taken(),
                     "conversation": agent.conversation_id(),
                 });
@@ -202,13 +203,32 @@ pub fn ask(
             if let Some(help) = failure.help(FrontEnd::Cli) {
                 eprintln!("help: {help}");
             }
+            if args.json {
+                print_unanswered(&mut stdout, &agent, &failure.to_string());
+            }
             ExitCode::from(1)
         }
         Ending::Cancelled => {
             eprintln!("nu-agent: interrupted; the conversation is saved (nu-agent ask --continue)");
+            if args.json {
+                print_unanswered(&mut stdout, &agent, "interrupted");
+            }
             ExitCode::from(130)
         }
     }
+}
+
+/// `--json` for a run that ended without an answer: the same document,
+/// with no answer and why.
+fn print_unanswered(out: &mut impl Write, agent: &Agent, failure: &str) {
+    let document = serde_json::json!({
+        "answer": null,
+        "data": null,
+        "failure": failure,
+        "steps": agent.steps_taken(),
+        "conversation": agent.conversation_id(),
+    });
+    let _ = writeln!(out, "{document:#}");
 }
 
 /// Standard input, when it is not a terminal and holds something.
