@@ -75,6 +75,70 @@ impl Background {
     }
 }
 
+/// Warn that job `id` ends with this nu when nu runs a script or `-c`
+/// (it exits when the script does, and the plugin and its jobs with it).
+pub(crate) fn warn_if_nu_exits_soon(id: u64) {
+    if host_runs_a_script() {
+        eprintln!(
+            "warning: job {id} runs inside this nu, which runs a script or `nu -c` and stops when it ends: the job is lost then; `agent job wait {id}` waits for it"
+        );
+    }
+}
+
+/// Whether the nu that started this plugin runs a script or `-c` (read
+/// from its command line; `false` where that cannot be read).
+fn host_runs_a_script() -> bool {
+    let parent = std::os::unix::process::parent_id();
+    let Ok(cmdline) = std::fs::read(format!("/proc/{parent}/cmdline")) else {
+        return false;
+    };
+    let args: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .skip(1)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    runs_a_script(&args)
+}
+
+/// nu's arguments run a script: `-c`/`--commands`, or a script file.
+fn runs_a_script(args: &[String]) -> bool {
+    // nu's flags that take a value (the value is not a script file).
+    const WITH_VALUE: &[&str] = &[
+        "--config",
+        "--env-config",
+        "--plugin-config",
+        "-I",
+        "--include-path",
+        "--log-level",
+        "--log-target",
+        "--log-include",
+        "--log-exclude",
+        "--plugins",
+        "--testbin",
+        "-m",
+        "--table-mode",
+        "--error-style",
+        "--experimental-options",
+        "-e",
+        "--execute",
+    ];
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-c" | "--commands" => return true,
+            "--" => return args.next().is_some(),
+            flag if flag.starts_with("--commands=") => return true,
+            flag if WITH_VALUE.contains(&flag) => {
+                args.next();
+            }
+            flag if flag.starts_with('-') => {}
+            _script => return true,
+        }
+    }
+    false
+}
+
 /// The job store in the state dir, or an error saying how to fix it.
 pub(crate) fn job_store(span: Span) -> Result<JobStore, LabeledError> {
     JobStore::in_state_dir().map_err(|e| {
@@ -311,5 +375,28 @@ impl BackgroundRunner for AskJobs {
                 report(job.id, &source, outcome_of_run(outcome), done)
             }),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs_a_script;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn a_script_or_commands_is_told_from_a_repl() {
+        assert!(runs_a_script(&args("--no-config-file -c ls")));
+        assert!(runs_a_script(&args("--commands ls")));
+        assert!(runs_a_script(&args("script.nu")));
+        assert!(runs_a_script(&args("--config c.nu script.nu arg")));
+        assert!(!runs_a_script(&args("")));
+        assert!(!runs_a_script(&args("--no-config-file")));
+        assert!(!runs_a_script(&args(
+            "--config c.nu --plugin-config p.msgpackz"
+        )));
+        assert!(!runs_a_script(&args("-e ls")));
     }
 }

@@ -189,6 +189,29 @@ fn a_job_that_needs_approval_waits_and_goes_on_when_approved_or_denied() {
     assert!(!s.work.join("refused").exists());
 }
 
+/// In `nu -c` a job starts with a warning that it dies with this nu; once
+/// lost, its duration no longer grows.
+#[test]
+fn a_job_in_nu_c_warns_that_it_dies_with_nu_and_a_lost_one_stops_its_clock() {
+    let s = setup();
+    let out = s.nu(r#"agent job run "sleep 100sec""#);
+    let id = stdout_of(&out).trim().to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("warning: job {id} runs inside this nu")),
+        "{stderr}"
+    );
+    let status = |s: &Setup| {
+        stdout_of(&s.nu(&format!(
+            "agent job status {id} | select status duration | update duration {{ into int }} | to nuon"
+        )))
+    };
+    let first = status(&s);
+    assert!(first.contains("status: lost"), "{first}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(status(&s), first);
+}
+
 #[test]
 fn after_plugin_stop_finished_jobs_stay_and_interrupted_ones_are_lost() {
     let s = setup();

@@ -9,7 +9,7 @@ use nu_protocol::{Category, Example, LabeledError, Signature, Spanned, SyntaxSha
 use super::WHERE;
 use crate::{
     AgentPlugin,
-    background::{job_approver, not_recorded, outcome_of_run},
+    background::{job_approver, not_recorded, outcome_of_run, warn_if_nu_exits_soon},
     commands::run::{approve_patterns, caller_shell, with_approval_flags},
     convert::config_from_caller,
 };
@@ -90,6 +90,7 @@ impl SimplePluginCommand for AgentJobRun {
                 }),
             )
             .map_err(|e| not_recorded(e, call.head))?;
+        warn_if_nu_exits_soon(id);
         Ok(Value::int(id as i64, call.head))
     }
 }

@@ -13,7 +13,7 @@ use nu_protocol::{Category, Example, LabeledError, Signature, SyntaxShape, Type,
 use super::WHERE;
 use crate::{
     AgentPlugin,
-    background::{LateApprover, job_approver, not_recorded},
+    background::{LateApprover, job_approver, not_recorded, warn_if_nu_exits_soon},
     commands::run::{approve_patterns, with_approval_flags},
     conversation::{ApprovalChoice, prepare},
 };
@@ -155,6 +155,7 @@ pub(crate) fn spawn_task(
                 }),
             )
             .map_err(|e| not_recorded(e, head))?;
+    warn_if_nu_exits_soon(id);
     Ok(Value::int(id as i64, head))
 }
 
