@@ -176,6 +176,34 @@ let info = (agent model info)
     );
 }
 
+/// A model loaded by a path outside the model directories is the loaded
+/// row of `agent model list`, and list and info agree it is not pulled; a
+/// corrupt file in the directory is never the automatic choice.
+#[test]
+fn model_list_shows_a_model_loaded_by_path_and_skips_a_corrupt_default() {
+    let (dir, cache, work) = cache_with_test_model();
+    std::fs::remove_file(cache.join("models").join(FILE)).unwrap();
+    std::fs::write(cache.join("models/stray.gguf"), b"GGUF\x03\0\0\0").unwrap();
+    let registry = register_plugin(dir.path());
+    std::os::unix::fs::symlink(test_model(), work.join("tiny.gguf")).unwrap();
+    let script = format!(
+        r#"$env.NU_AGENT_CACHE = '{cache}'
+$env.config.plugins.agent = {{model: {{context: 1024, threads: 1, keep_alive: 1min}}}}
+let default_info = (agent model info)
+agent model use ./tiny.gguf | ignore
+let loaded = (agent model list | where loaded)
+let info = (agent model info)
+{{default: $default_info.name, default_pulled: $default_info.pulled, loaded: ($loaded | length), loaded_pulled: ($loaded | get 0.pulled), info_pulled: $info.pulled}} | to json --raw"#,
+        cache = cache.display()
+    );
+    let result = json(&nu(&registry, &work, &script));
+    assert_ne!(result["default"], "stray", "{result}");
+    assert_eq!(result["default_pulled"], false, "{result}");
+    assert_eq!(result["loaded"], 1, "{result}");
+    assert_eq!(result["loaded_pulled"], false, "{result}");
+    assert_eq!(result["info_pulled"], false, "{result}");
+}
+
 /// A stand-in for the hub: serves `body` at `/{REPO}/resolve/main/{FILE}`
 /// with its SHA-256 in `X-Linked-Etag`, as Hugging Face does, and `Range`
 /// requests. With `trickle_first`, the first transfer sends 2 MB and then

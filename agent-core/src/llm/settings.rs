@@ -945,10 +945,11 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let cache = tmp.path().join("cache");
         std::fs::create_dir_all(cache.join("models")).unwrap();
-        std::fs::write(cache.join("models/Mine.Q8_0.gguf"), b"GGUF").unwrap();
+        let gguf = crate::llm::gguf::minimal_gguf;
+        std::fs::write(cache.join("models/Mine.Q8_0.gguf"), gguf(0)).unwrap();
         let extra = tmp.path().join("home/extra");
         std::fs::create_dir_all(&extra).unwrap();
-        std::fs::write(extra.join("Other.gguf"), b"GGUF").unwrap();
+        std::fs::write(extra.join("Other.gguf"), gguf(0)).unwrap();
         let cache_text = cache.display().to_string();
         let home_text = tmp.path().join("home").display().to_string();
         let vars = [
@@ -1002,7 +1003,7 @@ mod tests {
         );
         // No name, the default not pulled but other files here: the
         // smallest of them (in the model directory and `dirs`), with a note.
-        std::fs::write(extra.join("Other.gguf"), b"GGUF, a little more").unwrap();
+        std::fs::write(extra.join("Other.gguf"), gguf(64)).unwrap();
         let default = ModelSettings::default_entry(&catalog);
         let unnamed = ModelSettings {
             name: None,
