@@ -315,3 +315,21 @@ fn a_delete_over_a_list_asks_with_real_paths_and_always_covers_the_run() {
     assert!(!screen.contains("0 files"), "{screen}");
     assert_eq!(screen.matches("Run it?").count(), 1, "{screen}");
 }
+
+/// `e` at the prompt starts the edit line with the pipeline; the edited
+/// pipeline is checked and asked about again.
+#[test]
+fn edit_starts_with_the_pipeline() {
+    let (dir, work) = setup();
+    let tmux = nu_with_plugin("edit", dir.path(), &work);
+    tmux.send(&[r#"agent run "mkdir one""#, "Enter"]);
+    tmux.wait_for_text("write: one");
+    tmux.send(&["e"]);
+    tmux.wait_for_text("edit> mkdir one");
+    tmux.send(&["BSpace", "BSpace", "BSpace", "two", "Enter"]);
+    tmux.wait_for_text("write: two");
+    tmux.send(&["y"]);
+    tmux.wait_for_nu_prompt("work");
+    assert!(work.join("two").is_dir(), "{}", tmux.screen());
+    assert!(!work.join("one").exists(), "{}", tmux.screen());
+}
