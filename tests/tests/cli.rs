@@ -393,6 +393,32 @@ fn the_read_only_sandbox_explains_a_refused_write() {
     }
 }
 
+/// `nu-agent policy show` reads as text without `--json`, and its JSON
+/// has the keys of `agent policy`.
+#[test]
+fn policy_show_is_text_and_its_json_has_the_keys_of_agent_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = stdout_of(&nu_agent(dir.path(), &["policy", "show"]));
+    assert!(text.starts_with("mode "), "{text}");
+    assert!(text.contains("\npassword_ttl      5min\n"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&nu_agent(
+        dir.path(),
+        &["policy", "show", "--json"],
+    )))
+    .unwrap();
+    let registry = agent_e2e::register_plugin(dir.path());
+    let plugin: serde_json::Value = serde_json::from_str(&stdout_of(&agent_e2e::nu_with_agent(
+        &registry,
+        dir.path(),
+        "agent policy | to json",
+    )))
+    .unwrap();
+    let keys =
+        |v: &serde_json::Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(keys(&json), keys(&plugin));
+    assert_eq!(keys(&json["protections"]), keys(&plugin["protections"]));
+}
+
 /// A reader that closes early (`nu-agent completions bash | head -1`) is a
 /// normal end: no panic, success.
 #[test]

@@ -23,6 +23,7 @@ mod guard;
 mod paths;
 mod pattern;
 mod plan;
+mod report;
 mod rules;
 pub mod sandbox;
 pub mod shell_words;
@@ -43,6 +44,7 @@ pub use guard::{
 pub use paths::{PathFacts, ReadJudgement, UserDirs, WriteJudgement};
 pub use pattern::{Pattern, PatternError};
 pub use plan::{Plan, plan, plan_in};
+pub use report::PolicyReport;
 pub use rules::{Mode, POLICY_KEYS, Policy, PolicyError};
 pub use step::{Access, Floor, Step, Target};
 
