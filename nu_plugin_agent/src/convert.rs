@@ -158,12 +158,15 @@ fn config_error(error: &ConfigError, span: Span) -> LabeledError {
         ))
 }
 
-/// One checked step as a record: command, category, targets, verdict,
-/// reason, rule.
+/// One checked step as a record: verdict, category, command, reason,
+/// targets, rule — what decides first, so that an 80-column table shows
+/// the verdict and why before the nested targets.
 pub fn row_value(row: &Row, span: Span) -> Value {
     let mut record = Record::new();
-    record.push("command", Value::string(&row.command, span));
+    record.push("verdict", Value::string(row.verdict.as_str(), span));
     record.push("category", Value::string(row.category.as_str(), span));
+    record.push("command", Value::string(&row.command, span));
+    record.push("reason", Value::string(&row.reason, span));
     record.push(
         "targets",
         Value::list(
@@ -171,8 +174,6 @@ pub fn row_value(row: &Row, span: Span) -> Value {
             span,
         ),
     );
-    record.push("verdict", Value::string(row.verdict.as_str(), span));
-    record.push("reason", Value::string(&row.reason, span));
     record.push("rule", Value::string(&row.rule, span));
     Value::record(record, span)
 }

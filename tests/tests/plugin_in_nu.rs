@@ -372,3 +372,27 @@ fn a_run_stopped_by_its_time_limit_says_so() {
         );
     }
 }
+
+/// The plan reads at 80 columns: the verdict and why come first, the
+/// nested targets after them.
+#[test]
+fn policy_check_reads_at_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = stdout_of(&nu(
+        &registry,
+        &work,
+        r#"let plan = (agent policy check "ls | each { rm $in.name }; cp a.txt b.txt; ^curl https://example.com -o x"); print ($plan | columns | str join ' '); $plan | table --width 80"#,
+    ));
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("verdict category command reason targets rule"),
+        "{out}"
+    );
+    let table = lines.collect::<Vec<_>>().join("\n");
+    for shown in ["confirm", "writes files", "cp a.txt b.txt", "deletes"] {
+        assert!(table.contains(shown), "{shown} is not shown:\n{table}");
+    }
+}
