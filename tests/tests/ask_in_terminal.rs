@@ -160,4 +160,48 @@ fn alt_s_replaces_the_command_line_with_the_suggestion() {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
     assert!(last.contains("> ls | where size > 1mb"), "{screen}");
+    // While it thought, a line of its own said so, and it stays.
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("agent suggest: thinking about \"files over a megabyte\"")),
+        "{screen}"
+    );
+}
+
+/// An error of Alt+S stays on a line of its own below the prompt, and the
+/// command line keeps the request.
+#[test]
+fn alt_s_shows_its_error_on_a_line_that_stays() {
+    let (dir, work) = setup();
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", listener.local_addr().unwrap())
+    };
+    let tmux = nu_in_terminal("suggest-error", dir.path(), &work, &dead);
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nu-scripts/agent.nu");
+    tmux.send(&[
+        &format!(
+            "$env.config.plugins.agent = {{model: {{retries: 0, timeout: 5sec}}}}; use '{}'; print loaded",
+            module.display()
+        ),
+        "Enter",
+    ]);
+    wait_for(&tmux, "\nloaded");
+    tmux.send(&["files over a megabyte"]);
+    wait_for(&tmux, "files over a megabyte");
+    tmux.send(&["M-s"]);
+    wait_for(&tmux, "\nagent suggest: http");
+    std::thread::sleep(Duration::from_millis(300));
+    let screen = tmux.screen();
+    assert!(
+        screen.lines().any(|l| l.starts_with("agent suggest: http")),
+        "{screen}"
+    );
+    let last = screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert!(last.contains("> files over a megabyte"), "{screen}");
 }
