@@ -419,6 +419,18 @@ fn policy_show_is_text_and_its_json_has_the_keys_of_agent_policy() {
     assert_eq!(keys(&json["protections"]), keys(&plugin["protections"]));
 }
 
+/// `print` in `nu-agent run` shows on stderr; the value on stdout.
+#[test]
+fn print_in_nu_agent_run_shows_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = nu_agent(dir.path(), &["run", "print hello; 5"]);
+    assert_eq!(stdout_of(&out).trim(), "5");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("hello"),
+        "{out:?}"
+    );
+}
+
 /// A reader that closes early (`nu-agent completions bash | head -1`) is a
 /// normal end: no panic, success.
 #[test]

@@ -396,3 +396,20 @@ fn policy_check_reads_at_80_columns() {
         assert!(table.contains(shown), "{shown} is not shown:\n{table}");
     }
 }
+
+/// What `print` writes shows on stderr, as nu's own `print` does; the
+/// value is the output.
+#[test]
+fn print_in_agent_run_shows_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent run "print hello; ^echo hi | print; 5" | to nuon"#,
+    );
+    assert_eq!(stdout_of(&out).trim(), "5");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("hello\nhi"), "{stderr}");
+}

@@ -163,6 +163,11 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             let text = render_outcome(&outcome, &Budget::approx(OBSERVE_BUDGET));
             return Ok(Value::string(text, call.head));
         }
+        // What `print` wrote goes to the terminal, as nu's own `print` does
+        // (on stderr: the value is the command's output).
+        for line in &outcome.printed {
+            eprintln!("{}", line.trim_end_matches('\n'));
+        }
         // The time limit explains whatever failed when it struck (a killed
         // external, an `each` cut short).
         if let Some(StopReason::TimedOut(limit)) = &outcome.stopped {

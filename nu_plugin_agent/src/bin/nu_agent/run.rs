@@ -71,6 +71,9 @@ pub fn run(
         );
         return exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code);
     }
+    for line in &outcome.printed {
+        eprintln!("{}", line.trim_end_matches('\n'));
+    }
     if let Some(diagnostic) = &outcome.error {
         eprintln!("{}", diagnostic.rendered);
         if diagnostic.code.as_deref() == Some(DENIED_CODE) && nobody_to_ask(approval) {
