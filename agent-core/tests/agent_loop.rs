@@ -483,6 +483,35 @@ fn continue_resumes_the_conversation_with_its_results() {
     assert_eq!(messages.last().unwrap().content, "and now?");
 }
 
+/// A continued conversation numbers its new results after the earlier
+/// ones (not `$out.0` again), and an earlier number says it was not kept.
+#[test]
+fn continue_numbers_new_results_after_the_earlier_ones() {
+    let mut first = episode(
+        vec![nu("ls | length"), nu("ls | get name"), answer("3 files")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    first.agent.run("how many files?", &CancelToken::new());
+    let history: Vec<Message> = first.agent.messages().to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    let mut second = episode_in(
+        dir,
+        vec![nu("ls | length"), answer("still 3")],
+        Policy::default(),
+        AgentOptions::default(),
+        history,
+    );
+    second.agent.run("and now?", &CancelToken::new());
+    let results = second.tool_results();
+    let last = results.last().unwrap();
+    assert!(last.starts_with("$out.2"), "{last}");
+    match second.agent.shell().out(0) {
+        Some(Value::String { val, .. }) => assert!(val.contains("not kept"), "{val}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn outside_events_arrive_between_turns_and_help_looks_up_commands() {
     let mut ep = episode(

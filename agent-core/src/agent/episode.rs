@@ -187,13 +187,20 @@ impl Agent {
     /// system prompt is today's.
     pub fn resume(
         backend: Box<dyn ChatBackend>,
-        shell: PolicyShell,
+        mut shell: PolicyShell,
         options: AgentOptions,
         system_prompt: String,
         messages: Vec<Message>,
         sink: EventSink,
     ) -> Agent {
         let (inbox_sender, inbox) = mpsc::channel();
+        // The earlier requests' results are text in the conversation, not
+        // values in this new session: their `$out.N` numbers stay taken
+        // (by a note saying so), and this request's results go on after
+        // them instead of being `$out.0` again.
+        for _ in 0..earlier_outs(&messages) {
+            shell.adopt_out(Value::string(NOT_KEPT, nu_protocol::Span::unknown()));
+        }
         let mut all = vec![Message::system(system_prompt)];
         all.extend(messages.into_iter().filter(|m| m.role != Role::System));
         Agent {
@@ -1093,6 +1100,29 @@ fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -
 }
 
 /// A table with rows: a list of records.
+/// What an earlier request's `$out.N` holds in a continued conversation.
+const NOT_KEPT: &str = "(not kept: this result is from an earlier request of the conversation; its text is above — run the step again for the value)";
+
+/// The `$out` numbers the earlier requests of a conversation used: one
+/// past the highest `$out.N` a tool result starts with.
+fn earlier_outs(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .filter_map(|m| {
+            let digits: String = m
+                .content
+                .strip_prefix("$out.")?
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<usize>().ok()
+        })
+        .map(|n| n + 1)
+        .max()
+        .unwrap_or(0)
+}
+
 /// What the model is told when its answer announces something it does
 /// not give.
 const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and gives nothing after it. Answer with the result itself, or pass `out` to return a `$out.N`.";
