@@ -379,14 +379,18 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Whether the guards ask about `step` when it runs, with its evaluated
-/// arguments: a builtin or an external whose arguments are only known
-/// then (not a program or closure held in a variable, nor a redirection,
-/// which nothing asks about later).
+/// paths instead of before: a guarded builtin that writes or deletes paths
+/// only known then (`each { rm $in.name }`). Not an external (its guard
+/// judges a script it is handed, `^sh -c (open x)`, by what it reads as,
+/// and the static "unknown asks" stays the floor), nor a program or
+/// closure held in a variable, nor a redirection.
 pub fn asked_when_it_runs(step: &Step) -> bool {
     step.dynamic
+        && matches!(step.category, Category::Delete | Category::Write)
         && step.name != "<dynamic>"
         && !step.name.starts_with("o>")
-        && (step.name.starts_with('^') || needs_guard(&step.name))
+        && !step.name.starts_with('^')
+        && needs_guard(&step.name)
 }
 
 /// The one-line label an approver shows: `delete ⚠: 3 files, 8.1 GB: a.iso,
@@ -1118,6 +1122,25 @@ mod tests {
             step.targets.push(Target::new(*access, *value));
         }
         step
+    }
+
+    #[test]
+    fn only_a_builtin_write_or_delete_on_unknown_paths_is_asked_when_it_runs() {
+        let dynamic = |name: &str, category: Category| {
+            let mut step = step(name, category, &[]);
+            step.dynamic = true;
+            step
+        };
+        assert!(asked_when_it_runs(&dynamic("rm", Category::Delete)));
+        assert!(asked_when_it_runs(&dynamic("mkdir", Category::Write)));
+        assert!(!asked_when_it_runs(&step("rm", Category::Delete, &[])));
+        assert!(!asked_when_it_runs(&dynamic("^sh", Category::Exec)));
+        assert!(!asked_when_it_runs(&dynamic("^rm", Category::Delete)));
+        assert!(!asked_when_it_runs(&dynamic(
+            "<dynamic>",
+            Category::Unknown
+        )));
+        assert!(!asked_when_it_runs(&dynamic("o>", Category::Write)));
     }
 
     #[test]
