@@ -23,11 +23,7 @@ use nu_protocol::{HandlerGuard, LabeledError, SignalAction, Span};
 use crate::{
     AgentPlugin,
     approver::PromptApprover,
-    commands::{
-        model::{HostEnv, caller_settings},
-        run::caller_shell,
-    },
-    convert::config_from_caller,
+    caller::{HostEnv, caller_settings, caller_shell, config_from_caller},
 };
 
 /// How the user approves in advance (`--yes`, `--approve`), or who is

@@ -5,6 +5,7 @@
 
 mod approver;
 mod background;
+mod caller;
 mod commands;
 mod conversation;
 mod convert;

@@ -11,7 +11,7 @@ use nu_protocol::{
 use crate::{
     AgentPlugin,
     background::AskJobs,
-    commands::run::{approve_patterns, with_approval_flags},
+    caller::{approve_patterns, sandbox_worker, with_approval_flags},
     conversation::{
         ApprovalChoice, cancel_on_interrupt, changed_cwd, open_conversation, prepare, terminal_view,
     },
@@ -233,7 +233,7 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
             policy: job_policy,
             seed: job_seed,
             max_output: job_max_output,
-            worker_exe: super::run::sandbox_worker(),
+            worker_exe: sandbox_worker(),
             approver: None,
             audit_dir: None,
         }));

@@ -7,7 +7,8 @@ use nu_protocol::{Category, Example, LabeledError, Signature, Span, SyntaxShape,
 
 use crate::{
     AgentPlugin,
-    commands::model::{HostEnv, caller_settings, in_caller_dir, model_dir, model_error},
+    caller::{HostEnv, caller_settings, in_caller_dir},
+    commands::model::{model_dir, model_error},
     model_report::{info_value, settings_value},
 };
 

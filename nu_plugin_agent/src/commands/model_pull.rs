@@ -11,7 +11,8 @@ use nu_protocol::{
 
 use crate::{
     AgentPlugin,
-    commands::model::{HostEnv, caller_settings, model_dir, model_error},
+    caller::{HostEnv, caller_settings},
+    commands::model::{model_dir, model_error},
     model_report::{PullProgress, pulled_value},
 };
 

@@ -7,8 +7,9 @@ use nu_protocol::{Category, Example, LabeledError, Signature, Spanned, SyntaxSha
 
 use crate::{
     AgentPlugin,
+    caller::{HostEnv, caller_settings, in_caller_dir},
     commands::{
-        model::{HostEnv, caller_settings, in_caller_dir, model_dir, model_error},
+        model::{model_dir, model_error},
         model_info::info_record,
     },
 };

@@ -11,8 +11,7 @@ use nu_protocol::{Category, Example, LabeledError, Record, Signature, Span, Type
 
 use crate::{
     AgentPlugin,
-    commands::run::sandbox_worker,
-    convert::{caller_cwd, config_from_caller},
+    caller::{caller_cwd, config_from_caller, sandbox_worker},
 };
 
 /// `agent policy`.

@@ -12,8 +12,8 @@ use nu_protocol::{
 
 use crate::{
     AgentPlugin,
-    commands::run::sandbox_worker,
-    convert::{caller_cwd, config_from_caller, rows_value},
+    caller::{caller_cwd, config_from_caller, sandbox_worker},
+    convert::rows_value,
 };
 
 /// `agent policy check "<pipeline>"`.

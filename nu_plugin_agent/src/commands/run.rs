@@ -1,13 +1,12 @@
 //! `agent run`: run a pipeline in the agent's embedded engine, under the
 //! user's policy.
 
-use std::{path::PathBuf, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
 use agent_core::{
     observe::{Budget, render_outcome},
     policy::{
-        Approver, BLOCKED_CODE, DENIED_CODE, Decision, NOBODY_TO_ASK_HELP, NonInteractive, Pattern,
-        PolicyHook, PolicyShell, ShellOptions, Verdict,
+        Approver, BLOCKED_CODE, DENIED_CODE, Decision, NOBODY_TO_ASK_HELP, NonInteractive, Verdict,
     },
     shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_bytes, humanize_duration},
 };
@@ -20,8 +19,8 @@ use nu_protocol::{
 use crate::{
     AgentPlugin,
     approver::PromptApprover,
-    convert::{config_from_caller, diagnostic_error, located_error, respan, seed_from_caller},
-    hook::ClosureHook,
+    caller::{approve_patterns, caller_shell, config_from_caller, with_approval_flags},
+    convert::{located_error, respan},
 };
 
 /// Tokens of the `--observe` rendering.
@@ -261,105 +260,6 @@ fn max_output(call: &EvaluatedCall, configured: usize) -> Result<usize, LabeledE
                 .with_label("not a positive size", span)
                 .with_help("for example: --max-output 200MiB")
         })
-}
-
-/// `--yes` and `--approve`: approving in advance what would ask.
-pub(crate) fn with_approval_flags(signature: Signature) -> Signature {
-    signature
-        .switch(
-            "yes",
-            "Approve every step that asks (never one that is blocked); nothing is asked.",
-            Some('y'),
-        )
-        .named(
-            "approve",
-            SyntaxShape::OneOf(vec![
-                SyntaxShape::String,
-                SyntaxShape::List(Box::new(SyntaxShape::String)),
-            ]),
-            "Approve steps matching these patterns, e.g. '^git push *'; others that ask are denied.",
-            None,
-        )
-}
-
-/// The `--approve` patterns, given as a list or repeated; a bad pattern is
-/// an error at the flag.
-pub(crate) fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, LabeledError> {
-    let mut patterns = Vec::new();
-    for (name, value) in &call.named {
-        if name.item != "approve" {
-            continue;
-        }
-        let values = match value {
-            Some(Value::List { vals, .. }) => vals.to_vec(),
-            Some(other) => vec![other.clone()],
-            None => Vec::new(),
-        };
-        for value in values {
-            let span = value.span();
-            let text = value.into_string().map_err(|e| {
-                LabeledError::new("--approve takes glob patterns").with_label(e.to_string(), span)
-            })?;
-            Pattern::new(&text).map_err(|e| {
-                LabeledError::new(format!("--approve: bad pattern `{text}`: {e}"))
-                    .with_code("nu_agent::run::bad_pattern")
-                    .with_label("not a valid pattern", span)
-                    .with_help("patterns match the whole command line: `*` is any run of characters, `?` one, `\\` escapes")
-            })?;
-            patterns.push(text);
-        }
-    }
-    Ok(patterns)
-}
-
-/// The binary the sandbox worker re-executes: this plugin binary, whose
-/// `main` serves as the worker when started with the worker argument.
-/// On Linux that is `/proc/self/exe`, the very file this process runs even
-/// after the plugin was rebuilt or upgraded on disk (the worker then speaks
-/// the same protocol, and a replaced file does not stop every run).
-/// Under a test harness the process is a test executable that cannot serve
-/// as the worker; then there is none, and the policy shell evaluates
-/// in-process (and asks about every write, as nothing is sandboxed).
-/// A policy shell in the caller's directory and environment, under the
-/// caller's policy and hook, asking `approver`, with the audit log and the
-/// sandbox worker every front end runs with.
-pub(crate) fn caller_shell(
-    engine: &EngineInterface,
-    config: &agent_core::config::AgentConfig,
-    approver: Arc<dyn Approver>,
-    span: Span,
-) -> Result<PolicyShell, LabeledError> {
-    let hook = config
-        .policy_hook
-        .as_ref()
-        .and_then(|value| ClosureHook::new(engine, value, span))
-        .map(|hook| Box::new(hook) as Box<dyn PolicyHook>);
-    let seed = seed_from_caller(engine)?;
-    let options = ShellOptions {
-        worker_exe: sandbox_worker(),
-        hook,
-        audit: PolicyShell::audit_log(&seed),
-        ..ShellOptions::default()
-    };
-    PolicyShell::new(config.policy.clone(), seed, approver, options)
-        .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", span))
-}
-
-pub(crate) fn sandbox_worker() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let is_plugin = exe
-        .file_name()
-        .and_then(|name| name.to_str())
-        .is_some_and(|name| name.starts_with(env!("CARGO_PKG_NAME")));
-    if !is_plugin {
-        return None;
-    }
-    let this_file = PathBuf::from("/proc/self/exe");
-    if cfg!(target_os = "linux") && this_file.exists() {
-        Some(this_file)
-    } else {
-        Some(exe)
-    }
 }
 
 /// A policy's refusal (blocked, not approved, refused, the hook failed) as

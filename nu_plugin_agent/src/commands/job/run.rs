@@ -10,8 +10,7 @@ use super::WHERE;
 use crate::{
     AgentPlugin,
     background::{job_approver, not_recorded, outcome_of_run, warn_if_nu_exits_soon},
-    commands::run::{approve_patterns, caller_shell, with_approval_flags},
-    convert::config_from_caller,
+    caller::{approve_patterns, caller_shell, config_from_caller, with_approval_flags},
 };
 
 pub struct AgentJobRun;

@@ -14,7 +14,7 @@ use super::WHERE;
 use crate::{
     AgentPlugin,
     background::{LateApprover, job_approver, not_recorded, warn_if_nu_exits_soon},
-    commands::run::{approve_patterns, with_approval_flags},
+    caller::{approve_patterns, with_approval_flags},
     conversation::{ApprovalChoice, prepare},
 };
 
