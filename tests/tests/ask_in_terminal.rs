@@ -205,3 +205,57 @@ fn alt_s_shows_its_error_on_a_line_that_stays() {
         .unwrap_or("");
     assert!(last.contains("> files over a megabyte"), "{screen}");
 }
+
+/// `a` (always) at a prompt of `ask` covers the same command for the rest
+/// of that `ask`: a later step with it does not ask again.
+#[test]
+fn always_covers_the_same_command_for_the_rest_of_the_ask() {
+    let (dir, work) = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("mkdir made"),
+        Turn::nu("ls | length"),
+        Turn::nu("mkdir made; 'again'"),
+        Turn::answer("made it twice"),
+    ]);
+    let tmux = nu_in_terminal("ask-always", dir.path(), &work, &server.url());
+    tmux.send(&[r#"ask "make a directory twice""#, "Enter"]);
+    wait_for(&tmux, "[a]lways");
+    tmux.send(&["a"]);
+    wait_for(&tmux, "made it twice");
+    let screen = tmux.screen();
+    assert_eq!(screen.matches("Run it?").count(), 1, "{screen}");
+    assert!(work.join("made").is_dir(), "{screen}");
+}
+
+/// A step of `ask` whose paths are known only when it runs asks then, on
+/// a prompt the progress line does not draw over; `a` covers the other
+/// files.
+#[test]
+fn a_runtime_question_in_ask_is_shown_and_always_covers_the_run() {
+    let (dir, work) = setup();
+    for name in ["a.bin", "b.bin", "c.bin"] {
+        std::fs::write(work.join(name), vec![0u8; 3000]).unwrap();
+    }
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls *.bin | each { rm --permanent $in.name } | length"),
+        Turn::answer("deleted them"),
+    ]);
+    let tmux = nu_in_terminal("ask-runtime", dir.path(), &work, &server.url());
+    tmux.send(&[r#"ask "delete the bin files""#, "Enter"]);
+    wait_for(&tmux, "delete: 1 file, 3kB: a.bin");
+    wait_for(&tmux, "Run it? [Y]es [n]o [a]lways");
+    // A person takes a while: the prompt stays on the screen meanwhile.
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        tmux.screen().contains("Run it? [Y]es [n]o [a]lways"),
+        "{}",
+        tmux.screen()
+    );
+    tmux.send(&["a"]);
+    wait_for(&tmux, "deleted them");
+    let screen = tmux.screen();
+    for name in ["a.bin", "b.bin", "c.bin"] {
+        assert!(!work.join(name).exists(), "{name} is left:\n{screen}");
+    }
+    assert_eq!(screen.matches("Run it?").count(), 1, "{screen}");
+}

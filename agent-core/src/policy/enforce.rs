@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails, PathFacts, Policy, Row,
-    Step, UserDirs, Verdict, asked_when_it_runs, guarded_engine, label, plan_in,
+    SESSION_RULE, Step, UserDirs, Verdict, asked_when_it_runs, guarded_engine, label, plan_in,
     sandbox::{self, SandboxMode, SandboxSpec},
 };
 use crate::{
@@ -639,7 +639,21 @@ impl PolicyShell {
                     })
                     .collect();
                 if confirm.is_empty() {
-                    return self.run_approved(pipeline, decision, approved_by, &[], limits, cancel);
+                    let allowed: Vec<Step> = plan
+                        .steps
+                        .iter()
+                        .zip(&decision.rows)
+                        .filter(|(_, r)| r.rule.starts_with(SESSION_RULE))
+                        .map(|(s, _)| s.clone())
+                        .collect();
+                    return self.run_approved(
+                        pipeline,
+                        decision,
+                        approved_by,
+                        &allowed,
+                        limits,
+                        cancel,
+                    );
                 }
                 let request = ApprovalRequest {
                     labels: confirm.iter().map(|(s, r)| label(s, r, &facts)).collect(),
@@ -684,6 +698,16 @@ impl PolicyShell {
                 approved_steps = confirm.iter().map(|(s, _)| (*s).clone()).collect();
             }
         }
+        // Steps the user allowed with "always" earlier: approved as if asked
+        // now, so that the guards (the worker's too, which has no session
+        // rules of its own) do not ask about them again.
+        approved_steps.extend(
+            plan.steps
+                .iter()
+                .zip(&decision.rows)
+                .filter(|(_, r)| r.rule.starts_with(SESSION_RULE))
+                .map(|(s, _)| s.clone()),
+        );
         self.run_approved(
             pipeline,
             decision,

@@ -31,7 +31,7 @@ mod step;
 
 pub use approver::{Approval, ApprovalRequest, Approver, NonInteractive};
 pub use category::{Category, Verdict};
-pub use decide::{Decision, Judge, Row};
+pub use decide::{Decision, Judge, Row, SESSION_RULE};
 pub use enforce::{
     Foreground, Layers, PolicyHook, PolicyShell, PromotedStep, Ran, ShellOptions, WorkerInfo,
     facts_for, worker_engine,
