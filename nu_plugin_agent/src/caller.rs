@@ -207,8 +207,10 @@ pub(crate) fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, Labe
 
 /// A policy shell in the caller's directory and environment, under the
 /// caller's policy and hook, asking `approver`, with the audit log and the
-/// sandbox worker every front end runs with.
+/// sandbox worker every front end runs with, and the commands answered
+/// "always" in this nu session.
 pub(crate) fn caller_shell(
+    plugin: &AgentPlugin,
     engine: &EngineInterface,
     config: &agent_core::config::AgentConfig,
     approver: Arc<dyn Approver>,
@@ -224,6 +226,7 @@ pub(crate) fn caller_shell(
         worker_exe: sandbox_worker(),
         hook,
         audit: PolicyShell::audit_log(&seed),
+        always: plugin.always.clone(),
         ..ShellOptions::default()
     };
     PolicyShell::new(config.policy.clone(), seed, approver, options)

@@ -93,7 +93,7 @@ pub(crate) fn prepare(
             approve: approval.approve,
         }),
     };
-    let shell = caller_shell(engine, &config, approver, span)?;
+    let shell = caller_shell(plugin, engine, &config, approver, span)?;
     let cwd = shell.cwd();
     let tools = context_tools(&config);
     let context = system_context(&tools, false).prompt_text(&cwd);

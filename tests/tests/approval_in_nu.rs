@@ -333,3 +333,46 @@ fn edit_starts_with_the_pipeline() {
     assert!(work.join("two").is_dir(), "{}", tmux.screen());
     assert!(!work.join("one").exists(), "{}", tmux.screen());
 }
+
+/// `a` lasts the nu session: the next `agent run` of the same command does
+/// not ask, even where nu stops idle plugins at once.
+#[test]
+fn always_lasts_the_nu_session() {
+    let (dir, work) = setup();
+    let registry = register_plugin(dir.path());
+    let tmux = Tmux::start(
+        "always",
+        &work,
+        &format!("{} --no-config-file", nu_binary().display()),
+    );
+    tmux.wait_for_nu_prompt("work");
+    tmux.send(&[
+        &format!(
+            "$env.config.plugin_gc = {{default: {{enabled: true, stop_after: 0sec}}}}; plugin use --plugin-config '{}' agent",
+            registry.display()
+        ),
+        "Enter",
+    ]);
+    tmux.wait_for_nu_prompt("work");
+    tmux.send(&[r#"agent run "mkdir kept""#, "Enter"]);
+    tmux.wait_for_text("[a]lways");
+    tmux.send(&["a"]);
+    tmux.wait_for_nu_prompt("work");
+    assert!(work.join("kept").is_dir(), "{}", tmux.screen());
+    std::thread::sleep(Duration::from_millis(1500));
+    let marker = dir.path().join("second.txt");
+    tmux.send(&[
+        &format!(
+            "agent run \"mkdir kept; 'again'\" | save -f '{}'",
+            marker.display()
+        ),
+        "Enter",
+    ]);
+    assert_eq!(wait_for_file(&marker, &tmux), "again");
+    assert_eq!(
+        tmux.screen().matches("Run it?").count(),
+        1,
+        "{}",
+        tmux.screen()
+    );
+}

@@ -8,8 +8,9 @@ use nu_protocol::{Span, Value};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails, PathFacts, Policy, Row,
-    SESSION_RULE, Step, UserDirs, Verdict, asked_when_it_runs, guarded_engine, label, plan_in,
+    AlwaysAllowed, Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails,
+    PathFacts, Policy, Row, SESSION_RULE, Step, UserDirs, Verdict, asked_when_it_runs,
+    guarded_engine, label, plan_in,
     sandbox::{self, SandboxMode, SandboxSpec},
 };
 use crate::{
@@ -153,6 +154,7 @@ pub fn worker_engine(
         request.sandbox_enforced,
         approver,
         request.trusted_path,
+        AlwaysAllowed::default(),
     );
     rails.use_launcher(request.launcher);
     rails.remember_env(request.start_env);
@@ -256,6 +258,9 @@ pub struct ShellOptions {
     /// A fresh sandbox worker for every step instead of one for the
     /// conversation (nothing but `$out` and the directory carries over).
     pub worker_per_step: bool,
+    /// The commands answered "always", shared with other shells given the
+    /// same set (default: this shell's own).
+    pub always: AlwaysAllowed,
 }
 
 impl PolicyShell {
@@ -279,6 +284,7 @@ impl PolicyShell {
             sandboxed,
             approver.clone(),
             trusted_path.clone(),
+            options.always.clone(),
         );
         if options.layers.sandbox {
             rails.use_launcher(options.worker_exe.clone());

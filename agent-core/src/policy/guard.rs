@@ -39,7 +39,7 @@ pub struct Guardrails {
     approver: Arc<dyn Approver>,
     /// PATH as the session started: externals found elsewhere ask.
     trusted_path: Vec<PathBuf>,
-    session_allow: Mutex<Vec<Pattern>>,
+    session_allow: AlwaysAllowed,
     run: Mutex<RunState>,
     log: Mutex<Vec<GuardEvent>>,
     /// The sudo password the user typed, and when.
@@ -50,6 +50,24 @@ pub struct Guardrails {
     /// The values the session started with of the variables that point
     /// programs at other configuration (`HOME`, `GIT_*`, `*PAGER`...).
     start_env: Mutex<Vec<(String, String)>>,
+}
+
+/// The commands answered "always": one set per policy shell, or one that
+/// several shells share (the plugin keeps one for its nu session, so that
+/// an answer outlives the `agent run` or `ask` it was given in).
+#[derive(Clone, Default)]
+pub struct AlwaysAllowed(Arc<Mutex<Vec<Pattern>>>);
+
+impl AlwaysAllowed {
+    /// How many commands were answered "always".
+    pub fn len(&self) -> usize {
+        lock(&self.0).len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// What the current run was approved for.
@@ -90,6 +108,7 @@ impl Guardrails {
         sandbox_enforced: bool,
         approver: Arc<dyn Approver>,
         trusted_path: Vec<PathBuf>,
+        always: AlwaysAllowed,
     ) -> Arc<Guardrails> {
         Arc::new(Guardrails {
             policy,
@@ -97,7 +116,7 @@ impl Guardrails {
             sandbox_enforced,
             approver,
             trusted_path,
-            session_allow: Mutex::new(Vec::new()),
+            session_allow: always,
             run: Mutex::new(RunState::default()),
             log: Mutex::new(Vec::new()),
             password: Mutex::new(None),
@@ -155,7 +174,7 @@ impl Guardrails {
 
     /// Judge with the session's "always" rules.
     pub fn with_judge<T>(&self, facts: &PathFacts, f: impl FnOnce(&Judge) -> T) -> T {
-        let session = lock(&self.session_allow).clone();
+        let session = lock(&self.session_allow.0).clone();
         let judge = Judge {
             policy: &self.policy,
             facts,
@@ -175,7 +194,7 @@ impl Guardrails {
             })
             .collect();
         if let Ok(pattern) = Pattern::new(&escaped) {
-            lock(&self.session_allow).push(pattern);
+            lock(&self.session_allow.0).push(pattern);
         }
     }
 

@@ -239,6 +239,7 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
         }));
         let (cancel, _interrupt) = cancel_on_interrupt(engine)?;
         let ending = agent.run(&text, &cancel);
+        plugin.hold_if_always(engine);
         view.finish();
         if prompt.is_some_and(|p| p.found_nobody()) {
             eprintln!("note: steps that needed approval were denied: {NOBODY_TO_ASK_HELP}");

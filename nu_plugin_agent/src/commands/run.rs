@@ -117,7 +117,7 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
 
     fn run(
         &self,
-        _plugin: &AgentPlugin,
+        plugin: &AgentPlugin,
         engine: &EngineInterface,
         call: &EvaluatedCall,
         _input: &Value,
@@ -144,7 +144,7 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             Some(prompt) => prompt.clone(),
             None => Arc::new(NonInteractive { yes, approve }),
         };
-        let mut shell = caller_shell(engine, &config, approver, call.head)?;
+        let mut shell = caller_shell(plugin, engine, &config, approver, call.head)?;
 
         // Ctrl+C in the host cancels this run (and kills what it started).
         let cancel = CancelToken::new();
@@ -156,6 +156,7 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
         }))?;
 
         let ran = shell.run(&pipeline.item, &limits, &cancel);
+        plugin.hold_if_always(engine);
         let outcome = ran.outcome;
 
         if observe {

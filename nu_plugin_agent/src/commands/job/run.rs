@@ -66,7 +66,7 @@ impl SimplePluginCommand for AgentJobRun {
         let pipeline: Spanned<String> = call.req(0)?;
         let config = config_from_caller(engine, call.head)?;
         let (approver, late) = job_approver(call.has_flag("yes")?, approve_patterns(call)?);
-        let mut shell = caller_shell(engine, &config, approver, call.head)?;
+        let mut shell = caller_shell(plugin, engine, &config, approver, call.head)?;
         let limits = Limits::default().with_max_output_bytes(config.agent.max_output);
         let manager = plugin
             .background
