@@ -376,3 +376,19 @@ fn externals_get_no_stdin() {
     assert!(outcome.stopped.is_none());
     assert_eq!(outcome.value.as_str().unwrap(), "");
 }
+
+#[test]
+fn input_is_the_next_runs_pipeline_input_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = session_in(dir.path());
+    session.set_input(Value::test_list(vec![
+        Value::test_int(3),
+        Value::test_int(1),
+        Value::test_int(2),
+    ]));
+    assert_eq!(run(&mut session, "sort | first"), Value::test_int(1));
+    assert_eq!(
+        run(&mut session, "$in | describe"),
+        Value::test_string("nothing")
+    );
+}

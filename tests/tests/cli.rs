@@ -431,6 +431,30 @@ fn print_in_nu_agent_run_shows_on_stderr() {
     );
 }
 
+/// Piped stdin is the pipeline's input, as in `nu -c`.
+#[test]
+fn piped_stdin_is_the_pipelines_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(workspace_binary("nu-agent"))
+        .args(["run", "lines | length"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"a\nb\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(stdout_of(&out).trim(), "2");
+    // No stdin: no input.
+    let out = nu_agent(dir.path(), &["run", "$in | describe"]);
+    assert_eq!(stdout_of(&out).trim(), "nothing");
+}
+
 /// A reader that closes early (`nu-agent completions bash | head -1`) is a
 /// normal end: no panic, success.
 #[test]

@@ -413,3 +413,21 @@ fn print_in_agent_run_shows_on_stderr() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("hello\nhi"), "{stderr}");
 }
+
+/// Piped input is the pipeline's input: `ls | agent run "length"`.
+#[test]
+fn piped_input_is_the_pipelines_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"{n: (ls | agent run "length"), first: ([3 1 2] | agent run "sort | first"), none: (agent run "$in | describe")} | to nuon"#,
+    );
+    let expected = format!(
+        "{{n: {}, first: 1, none: nothing}}",
+        std::fs::read_dir(&work).unwrap().count()
+    );
+    assert_eq!(stdout_of(&out).trim(), expected);
+}

@@ -186,6 +186,8 @@ pub struct PolicyShell {
     /// the worker; this copy serves `out()` and a worker that replaces
     /// one that is gone.
     worker_outs: Vec<Value>,
+    /// The next run's input (`$in`), if it has one.
+    input: Option<Value>,
     /// The engine the planning session was built on (to start it over).
     engine: Engine,
     /// The conversation's sandbox worker and the sandbox it runs under.
@@ -321,6 +323,7 @@ impl PolicyShell {
                     .unwrap_or(0)
             ),
             worker_outs: Vec::new(),
+            input: None,
             engine,
             worker: None,
             worker_per_step: options.worker_per_step,
@@ -411,6 +414,12 @@ impl PolicyShell {
     /// The in-process session (also renders values for the front ends).
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// Give the next [`PolicyShell::run`] `input` as its pipeline input
+    /// (`$in`); a run that is refused drops it.
+    pub fn set_input(&mut self, input: Value) {
+        self.input = Some(input);
     }
 
     /// The full value of run `index` (`$out.N`): only pipelines that ran
@@ -509,6 +518,8 @@ impl PolicyShell {
     /// Check, ask once if needed, and run `pipeline`.
     pub fn run(&mut self, pipeline: &str, limits: &Limits, cancel: &CancelToken) -> Ran {
         let ran = self.run_inner(pipeline, limits, cancel, 0);
+        // Input a refused run did not take is not the next run's.
+        self.input = None;
         self.audit_ran(&ran);
         ran
     }
@@ -750,6 +761,9 @@ impl PolicyShell {
             outcome
         } else {
             self.rails.begin_run(pipeline, approved_steps);
+            if let Some(input) = self.input.take() {
+                self.session.set_input(input);
+            }
             self.session.run_cancellable(pipeline, limits, cancel)
         };
         self.seed.cwd = outcome.cwd.clone();
@@ -783,6 +797,7 @@ impl PolicyShell {
                 approved: approved.to_vec(),
             })
             .unwrap_or_default(),
+            input: self.input.take(),
         };
         let exe = self.worker_exe.clone().unwrap_or_default();
         let wanted = self.sandbox_for(&cwd, approved);

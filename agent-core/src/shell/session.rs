@@ -87,6 +87,8 @@ pub struct Session {
     seed: SessionSeed,
     out_var: Option<VarId>,
     runs: usize,
+    /// The next run's input (`$in`), if it has one.
+    input: Option<Value>,
 }
 
 /// What the evaluation thread hands back.
@@ -120,6 +122,7 @@ impl Session {
             seed,
             out_var,
             runs: 0,
+            input: None,
         })
     }
 
@@ -201,6 +204,12 @@ impl Session {
         let pwd = Value::string(cwd.to_string_lossy().into_owned(), Span::unknown());
         engine.add_env_var("PWD".into(), pwd);
         parse_into(engine, "agent", source).map(|_| ())
+    }
+
+    /// Give the next run `input` as its pipeline input (`$in`), as
+    /// `ls | agent run "length"` does.
+    pub fn set_input(&mut self, input: Value) {
+        self.input = Some(input);
     }
 
     /// Run `source` to completion or until a limit stops it.
@@ -289,6 +298,7 @@ impl Session {
         let stack = std::mem::replace(&mut self.stack, Stack::new());
         let (done_tx, done_rx) = mpsc::channel::<Evaluated>();
         let source_owned = source.to_string();
+        let input = self.input.take();
         let max_bytes = limits.max_output_bytes;
         let worker_stop = stop.clone();
         let job = Box::new(move || {
@@ -299,6 +309,7 @@ impl Session {
                     &mut engine,
                     &mut stack,
                     &source_owned,
+                    input,
                     max_bytes,
                     &worker_stop,
                 )
@@ -497,6 +508,7 @@ fn evaluate(
     engine: &mut EngineState,
     stack: &mut Stack,
     source: &str,
+    input: Option<Value>,
     max_bytes: usize,
     stop: &dyn Fn(),
 ) -> Result<Collected, Failure> {
@@ -516,7 +528,10 @@ fn evaluate(
         interrupted: matches!(e, ShellError::Interrupted { .. }),
         diagnostic: Diagnostic::from_nu(engine, &e),
     };
-    let data = nu_engine::eval_block::<WithoutDebug>(engine, stack, &block, PipelineData::empty())
+    let input = input.map_or_else(PipelineData::empty, |value| {
+        PipelineData::value(value, None)
+    });
+    let data = nu_engine::eval_block::<WithoutDebug>(engine, stack, &block, input)
         .map_err(|e| as_failure(engine, e))?;
     let mut collected =
         collect(data.body, span, max_bytes, stop).map_err(|e| as_failure(engine, e))?;

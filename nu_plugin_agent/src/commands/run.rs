@@ -38,7 +38,7 @@ impl SimplePluginCommand for AgentRun {
 
     fn signature(&self) -> Signature {
         with_approval_flags(Signature::build(self.name()))
-            .input_output_type(Type::Nothing, Type::Any)
+            .input_output_types(vec![(Type::Nothing, Type::Any), (Type::Any, Type::Any)])
             .required(
                 "pipeline",
                 SyntaxShape::String,
@@ -88,6 +88,11 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
                 result: Some(Value::test_int(6)),
             },
             Example {
+                example: r#"[3 1 2] | agent run "sort | first""#,
+                description: "Piped input is the pipeline's input",
+                result: Some(Value::test_int(1)),
+            },
+            Example {
                 example: r#"agent run "ls | where size > 1mb" --timeout 10sec"#,
                 description: "Bound a run by time",
                 result: None,
@@ -120,7 +125,7 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
         plugin: &AgentPlugin,
         engine: &EngineInterface,
         call: &EvaluatedCall,
-        _input: &Value,
+        input: &Value,
     ) -> Result<Value, LabeledError> {
         let pipeline: Spanned<String> = call.req(0)?;
         let timeout: Option<Value> = call.get_flag("timeout")?;
@@ -145,6 +150,11 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             None => Arc::new(NonInteractive { yes, approve }),
         };
         let mut shell = caller_shell(plugin, engine, &config, approver, call.head)?;
+        // Piped input is the pipeline's `$in` (`ls | agent run "length"`),
+        // its spans pointed away from the host's sources.
+        if !matches!(input, Value::Nothing { .. }) {
+            shell.set_input(respan(input.clone(), Span::unknown()));
+        }
 
         // Ctrl+C in the host cancels this run (and kills what it started).
         let cancel = CancelToken::new();

@@ -187,6 +187,9 @@ fn serve_run(
         return failed_outcome(session.cwd(), diagnostic, std::time::Duration::ZERO);
     }
     (built.before_run)(&run.source, &run.policy);
+    if let Some(input) = &run.input {
+        session.set_input(input.clone());
+    }
     session.run_cancellable(&run.source, &run.limits, &cancel)
 }
 

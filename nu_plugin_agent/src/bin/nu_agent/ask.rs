@@ -2,7 +2,7 @@
 //! stderr (the terminal), the answer on stdout.
 
 use std::{
-    io::{IsTerminal, Read, Write},
+    io::{IsTerminal, Write},
     process::ExitCode,
     sync::Arc,
 };
@@ -21,8 +21,6 @@ use agent_core::{
 };
 use nu_protocol::{Span, Value};
 
-/// Bytes of standard input read as context at most.
-const STDIN_LIMIT: u64 = 4 * 1024 * 1024;
 /// Tokens of that input shown to the model.
 const INPUT_TOKENS: usize = 2_000;
 
@@ -70,7 +68,7 @@ pub fn ask(
         .clone()
         .filter(|_| settings.backend == BackendKind::OpenAi)
         .unwrap_or_else(|| backend.name());
-    let input = piped_input();
+    let input = crate::common::piped_input();
     if args.request.trim().is_empty() && input.is_none() {
         eprintln!(
             "nu-agent: ask needs a request, e.g. nu-agent ask \"which files here are largest?\""
@@ -229,18 +227,6 @@ fn print_unanswered(out: &mut impl Write, agent: &Agent, failure: &str) {
         "conversation": agent.conversation_id(),
     });
     let _ = writeln!(out, "{document:#}");
-}
-
-/// Standard input, when it is not a terminal and holds something.
-fn piped_input() -> Option<String> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    let _ = stdin.lock().take(STDIN_LIMIT).read_to_end(&mut bytes);
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    (!text.trim().is_empty()).then_some(text)
 }
 
 /// Returned data: nu's table on a terminal, JSON with `--json` (or when

@@ -16,7 +16,7 @@ use crate::{
     ApprovalFlags,
     common::{
         EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TIMED_OUT, approver, cancel_on_ctrl_c, nobody_to_ask,
-        render_for_terminal,
+        piped_input, render_for_terminal,
     },
 };
 
@@ -57,6 +57,10 @@ pub fn run(
             return ExitCode::from(EXIT_FAILED);
         }
     };
+    // Piped stdin is the pipeline's input, as in `nu -c`.
+    if let Some(text) = piped_input() {
+        shell.set_input(Value::string(text, nu_protocol::Span::unknown()));
+    }
     let cancel = cancel_on_ctrl_c();
     let ran = shell.run(pipeline, limits, &cancel);
     let outcome = &ran.outcome;
