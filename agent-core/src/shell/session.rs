@@ -27,6 +27,7 @@ use super::{
     collect::{Collected, collect},
     engine::OUT_VARIABLE,
     print::{Print, PrintSink},
+    stdout::StdoutPipe,
     worker::Worker,
 };
 
@@ -89,6 +90,8 @@ pub struct Session {
     runs: usize,
     /// The next run's input (`$in`), if it has one.
     input: Option<Value>,
+    /// Where the stack's stdout goes: earlier statements' external output.
+    stdout: Option<StdoutPipe>,
 }
 
 /// What the evaluation thread hands back.
@@ -112,7 +115,9 @@ impl Session {
     pub fn new(engine: &Engine, seed: SessionSeed) -> Result<Session, Diagnostic> {
         let sink = PrintSink::default();
         let (state, out_var) = prepare_engine(engine, &sink)?;
-        let stack = fresh_stack(&seed, &seed.cwd, out_var)?;
+        // Without the pipe such output is dropped, as before it existed.
+        let stdout = StdoutPipe::start(sink.clone()).ok();
+        let stack = with_stdout(fresh_stack(&seed, &seed.cwd, out_var)?, stdout.as_ref());
         Ok(Session {
             base: engine.clone(),
             engine: Some(state),
@@ -123,6 +128,7 @@ impl Session {
             out_var,
             runs: 0,
             input: None,
+            stdout,
         })
     }
 
@@ -322,8 +328,11 @@ impl Session {
             });
         });
         if let Err(err) = self.submit(job) {
-            self.stack = fresh_stack(&self.seed, &self.seed.cwd, self.out_var)
-                .unwrap_or_else(|_| Stack::new().capture_all());
+            self.stack = with_stdout(
+                fresh_stack(&self.seed, &self.seed.cwd, self.out_var)
+                    .unwrap_or_else(|_| Stack::new().capture_all()),
+                self.stdout.as_ref(),
+            );
             return self.finish_failed(
                 index,
                 started,
@@ -380,9 +389,12 @@ impl Session {
             // The evaluation is stuck (or its thread died): give it up and
             // start the session state over where the run started.
             self.worker = None;
-            self.stack = fresh_stack(&self.seed, &cwd_before, self.out_var)
-                .or_else(|_| fresh_stack(&self.seed, &self.seed.cwd, self.out_var))
-                .unwrap_or_else(|_| Stack::new().capture_all());
+            self.stack = with_stdout(
+                fresh_stack(&self.seed, &cwd_before, self.out_var)
+                    .or_else(|_| fresh_stack(&self.seed, &self.seed.cwd, self.out_var))
+                    .unwrap_or_else(|_| Stack::new().capture_all()),
+                self.stdout.as_ref(),
+            );
             let mut outcome = self.finish_failed(
                 index,
                 started,
@@ -404,6 +416,9 @@ impl Session {
         self.engine = Some(engine);
         self.stack = stack;
 
+        if let Some(stdout) = &self.stdout {
+            stdout.flush();
+        }
         let mut outcome = Outcome {
             value: Value::nothing(Span::unknown()),
             index,
@@ -602,6 +617,15 @@ fn parse_into(
 }
 
 /// A stack seeded with the allowed environment, `PWD` and an empty `$out`.
+/// `stack` with its stdout (earlier statements' external output) going to
+/// the session's pipe.
+fn with_stdout(stack: Stack, stdout: Option<&StdoutPipe>) -> Stack {
+    match stdout.and_then(StdoutPipe::file) {
+        Some(file) => stack.stdout_file(file),
+        None => stack,
+    }
+}
+
 fn fresh_stack(
     seed: &SessionSeed,
     cwd: &Path,
