@@ -455,6 +455,24 @@ fn piped_stdin_is_the_pipelines_input() {
     assert_eq!(stdout_of(&out).trim(), "nothing");
 }
 
+/// File names that are not UTF-8: `ls` skips them with nu's warning (on
+/// stderr and for the model), and `^ls` shows them with `\xNN`.
+#[test]
+fn non_utf8_file_names_are_warned_about_and_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bad = std::ffi::OsStr::from_bytes(b"caf\xc3\xa9\xff.txt");
+    std::fs::write(dir.path().join(bad), "x").unwrap();
+    std::fs::write(dir.path().join("good.txt"), "x").unwrap();
+    let out = nu_agent(dir.path(), &["run", "ls | length"]);
+    assert_eq!(stdout_of(&out).trim(), "1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("non-utf8 filename"), "{stderr}");
+    let seen = stdout_of(&nu_agent(dir.path(), &["run", "--observe", "^ls"]));
+    assert!(seen.contains("caf\u{e9}\\xFF.txt"), "{seen}");
+    assert!(!seen.contains("unknown data"), "{seen}");
+}
+
 /// A reader that closes early (`nu-agent completions bash | head -1`) is a
 /// normal end: no panic, success.
 #[test]

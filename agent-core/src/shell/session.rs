@@ -212,6 +212,11 @@ impl Session {
         parse_into(engine, "agent", source).map(|_| ())
     }
 
+    /// A handle on the pipe whose lines join the runs' printed output.
+    pub(crate) fn stdout_file(&self) -> Option<std::fs::File> {
+        self.stdout.as_ref().and_then(StdoutPipe::file)
+    }
+
     /// Give the next run `input` as its pipeline input (`$in`), as
     /// `ls | agent run "length"` does.
     pub fn set_input(&mut self, input: Value) {

@@ -148,6 +148,16 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
         Err(diagnostic) => return fail(diagnostic),
     };
     session.carry_out(start.outs);
+    // What this process prints on its own stdout (nu's warning about a
+    // file name that is not UTF-8, from `ls`) joins the run's printed
+    // output instead of `/dev/null`.
+    if let Some(stdout) = session.stdout_file() {
+        // SAFETY: dup2 of an open descriptor onto 1, which this process
+        // holds only as the standard stream (the protocol moved off it).
+        unsafe {
+            libc::dup2(stdout.as_raw_fd(), 1);
+        }
+    }
     loop {
         let command = match start.idle_timeout {
             Some(idle) => match commands.recv_timeout(idle) {
