@@ -328,6 +328,19 @@ fn a_hollow_answer_is_not_an_answer() {
         ep.agent.run("how many files?", &CancelToken::new()),
         Ending::Failed(_)
     ));
+
+    // It is no progress: a model that keeps doing it is stopped as stuck
+    // long before the step limit.
+    let mut ep = episode(
+        vec![answer("The answer is:"); 15],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    match ep.agent.run("how many files?", &CancelToken::new()) {
+        Ending::Failed(failure) => assert_eq!(failure.kind, FailureKind::Stuck, "{failure}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(ep.requests.lock().unwrap().len() < 15);
 }
 
 #[test]

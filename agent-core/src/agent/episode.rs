@@ -528,6 +528,8 @@ impl Agent {
                 let progress = match &action {
                     Action::Invalid(_) => false,
                     Action::Answer { out: Some(n), .. } => self.shell.out(*n).is_some(),
+                    // `The answer is:` with nothing after it.
+                    Action::Answer { text, out: None } => !hollow_answer(text),
                     _ => true,
                 };
                 if progress {
