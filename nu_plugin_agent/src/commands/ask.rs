@@ -102,7 +102,7 @@ impl PluginCommand for Ask {
     fn extra_description(&self) -> &str {
         "The model writes pipelines; each runs in the agent's embedded engine in your current directory, under $env.config.plugins.agent.policy: reads run, what needs confirmation is asked about on the terminal (denied where nobody can be asked, unless --yes or --approve), what is blocked never runs. Each step shows one line on stderr with the policy's verdict and a preview of its result. Outside a terminal (scripts, `nu -c`, CI) a line says when each model turn starts and another every 10 s while it runs (NU_AGENT_HEARTBEAT_SECS sets the interval, 0 turns it off); --quiet prints none of this, only errors.
 
-The answer is returned: text, or — when the model returns a result — the data itself, so `ask \"the 5 largest files here\" | first 2` works. Data piped in is shown to the model: `open build.log | ask why did it fail?`. Every conversation is saved in the state dir (`agent history`); --continue goes on with the last one. Ctrl+C stops the request and what it runs.
+The answer is returned: text, or — when the model returns a result — the data itself, so `ask \"the 5 largest files here\" | first 2` works. Data piped in is shown to the model: `open build.log | ask why did it fail?`. Every conversation is saved in the state dir (`agent history`); --continue goes on with the last one (its earlier results as text; new ones are numbered after them). Ctrl+C stops the request and what it runs.
 
 NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server."
     }

@@ -69,9 +69,9 @@ impl SimplePluginCommand for AgentRun {
     }
 
     fn extra_description(&self) -> &str {
-        "This is the engine the agent runs model-written pipelines in: externals get no terminal and run in their own process group, `print` is collected, Ctrl+C stops the pipeline and kills what it started. Only the caller's allowed environment variables pass (no LD_PRELOAD, no *_TOKEN).
+        "This is the engine the agent runs model-written pipelines in: externals get no terminal and run in their own process group, `print` (and an earlier statement's external output) goes to stderr, Ctrl+C stops the pipeline and kills what it started. Piped input is the pipeline's input. Only the caller's allowed environment variables pass (no LD_PRELOAD, no *_TOKEN).
 
-The pipeline is checked against $env.config.plugins.agent.policy first (see `agent policy check`): what is blocked never runs, and what needs confirmation is asked about once, on the terminal. Where nobody can be asked (scripts, `nu -c`) the answer is no, unless --yes or --approve approved it in advance. Side-effecting commands are checked again as they run, and in the sandboxed modes the pipeline runs in a Landlock + seccomp worker process."
+The pipeline is checked against $env.config.plugins.agent.policy first (see `agent policy check`): what is blocked never runs, and what needs confirmation is asked about once, on the terminal (a delete or write whose paths are only known when it runs is asked about then, per path). Where nobody can be asked (no terminal: cron, CI, a pipe) the answer is no, unless --yes or --approve approved it in advance; `a` (always) at the prompt lasts this nu session. Side-effecting commands are checked again as they run, and in the sandboxed modes the pipeline runs in a Landlock + seccomp worker process."
     }
 
     fn search_terms(&self) -> Vec<&str> {
