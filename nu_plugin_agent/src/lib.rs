@@ -11,6 +11,7 @@ mod conversation;
 mod convert;
 mod hook;
 pub mod model_report;
+mod task_job;
 
 use std::{path::PathBuf, sync::Mutex};
 

@@ -160,7 +160,7 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
         }
         if call.has_flag("bg")? {
             let task = request_with_input(&request, Some(&input), INPUT_TOKENS);
-            return crate::commands::job::spawn::spawn_task(
+            return crate::task_job::spawn_task(
                 plugin,
                 engine,
                 &task,
