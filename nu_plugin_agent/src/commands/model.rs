@@ -1,12 +1,18 @@
 //! `agent model`: the parent of the model commands (prints their help),
-//! and what they share: the model directories of the caller's settings and
-//! their errors.
+//! and what they share: the model directories of the caller's settings,
+//! their errors, and the `agent model info` record.
 
-use agent_core::llm::{ModelDir, ModelSettings};
+use agent_core::llm::{
+    Catalog, GpuReport, ModelDir, ModelHost, ModelSettings, describe, is_resident,
+};
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{Category, Example, LabeledError, Signature, Span, Type, Value};
 
-use crate::{AgentPlugin, caller::HostEnv};
+use crate::{
+    AgentPlugin,
+    caller::HostEnv,
+    model_report::{info_value, settings_value},
+};
 
 /// `agent model` alone prints the list of model commands.
 pub struct AgentModel;
@@ -71,4 +77,42 @@ pub(crate) fn model_error(message: impl Into<String>, label: &str, span: Span) -
     LabeledError::new(message)
         .with_code("nu_agent::model")
         .with_label(label, span)
+}
+
+/// The `agent model info` record of the model `name` means; an error at
+/// `name_span` when there is none.
+pub(crate) fn info_record(
+    settings: &ModelSettings,
+    env: &HostEnv,
+    name: &str,
+    chosen_because: &str,
+    name_span: Span,
+    span: Span,
+) -> Result<Value, LabeledError> {
+    let catalog = Catalog::builtin();
+    let dir = model_dir(settings, env, name_span)?;
+    let facts = describe(&dir, &catalog, name)
+        .map_err(|e| model_error(e.to_string(), "no such model", name_span))?;
+    let resident = ModelHost::global().resident();
+    let loaded = resident.as_ref().filter(|r| {
+        facts
+            .path
+            .as_deref()
+            .is_some_and(|p| is_resident(p, Some(r)))
+    });
+    let lookup = |n: &str| env.get(n);
+    let backend = settings_value(
+        settings,
+        &settings.local_model_name(&lookup, &catalog),
+        &settings.hub_url(&lookup),
+        span,
+    );
+    Ok(info_value(
+        &facts,
+        loaded,
+        &GpuReport::detect(),
+        backend,
+        Some(chosen_because),
+        span,
+    ))
 }

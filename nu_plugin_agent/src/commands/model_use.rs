@@ -8,10 +8,7 @@ use nu_protocol::{Category, Example, LabeledError, Signature, Spanned, SyntaxSha
 use crate::{
     AgentPlugin,
     caller::{HostEnv, caller_settings, in_caller_dir},
-    commands::{
-        model::{model_dir, model_error},
-        model_info::info_record,
-    },
+    commands::model::{info_record, model_dir, model_error},
 };
 
 /// `agent model use <name|path>`.
