@@ -142,15 +142,12 @@ impl ModelDir {
         rows
     }
 
-    /// The usable model files in the directories, named as `agent model
-    /// list` names them, with their sizes. A file whose GGUF header does
-    /// not read (truncated, corrupt, not a model) is left out, so it never
-    /// becomes the automatic choice.
+    /// The model files in the directories, named as `agent model list`
+    /// names them, with their sizes; headers are not read.
     pub fn pulled(&self, catalog: &Catalog) -> Vec<PulledModel> {
         self.dirs()
             .filter_map(|dir| gguf_files(dir).ok())
             .flatten()
-            .filter(|path| GgufInfo::read(path).is_ok())
             .filter_map(|path| {
                 let size = std::fs::metadata(&path).ok()?.len();
                 let file = path.file_name()?.to_string_lossy().into_owned();
@@ -159,11 +156,13 @@ impl ModelDir {
                         name: entry.name.clone(),
                         reference: entry.name.clone(),
                         size,
+                        path: path.clone(),
                     },
                     None => PulledModel {
                         name: path.file_stem()?.to_string_lossy().into_owned(),
                         reference: path.display().to_string(),
                         size,
+                        path: path.clone(),
                     },
                 })
             })
@@ -290,22 +289,6 @@ mod tests {
                 .find(|(key, _)| *key == name)
                 .map(|(_, value)| OsString::from(value))
         }
-    }
-
-    #[test]
-    fn a_corrupt_file_is_not_a_pulled_model() {
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::write(tmp.path().join("broken.gguf"), b"GGUF\x03\0\0\0").unwrap();
-        let dir = ModelDir::new(tmp.path().to_path_buf());
-        assert!(dir.pulled(&Catalog::builtin()).is_empty());
-        std::fs::write(
-            tmp.path().join("tiny.gguf"),
-            crate::llm::gguf::minimal_gguf(0),
-        )
-        .unwrap();
-        let pulled = dir.pulled(&Catalog::builtin());
-        assert_eq!(pulled.len(), 1, "{pulled:?}");
-        assert_eq!(pulled[0].name, "tiny");
     }
 
     #[test]
