@@ -1120,10 +1120,16 @@ fn earlier_outs(messages: &[Message]) -> usize {
                 .collect();
             digits.parse::<usize>().ok()
         })
-        .map(|n| n + 1)
+        .map(|n| n.saturating_add(1))
         .max()
         .unwrap_or(0)
+        // A history file edited by hand cannot make this session reserve
+        // millions of numbers.
+        .min(MAX_EARLIER_OUTS)
 }
+
+/// The most `$out` numbers a continued conversation keeps taken.
+const MAX_EARLIER_OUTS: usize = 10_000;
 
 /// What the model is told when its answer announces something it does
 /// not give.
