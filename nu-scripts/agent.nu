@@ -28,13 +28,17 @@ export def keybinding [
 }
 
 # Replace the command line with `agent suggest`'s pipeline for what is on
-# it; on an empty line or an error, the line is left as it was.
+# it; on an empty line or an error, the line is left as it was. A line
+# says it is thinking (a local model takes a while), and every message
+# starts on a line of its own, below the prompt, so the prompt's redraw
+# does not cover it.
 export def suggest-line []: nothing -> nothing {
     let request = (commandline | str trim)
     if ($request | is-empty) {
-        print -e "agent suggest: type a request on the command line first"
+        print -e "\nagent suggest: type a request on the command line first"
         return
     }
+    print -e $"\nagent suggest: thinking about \"($request)\"…"
     let suggestion = try { agent suggest $request } catch { |err|
         print -e $"agent suggest: ($err.msg)"
         return

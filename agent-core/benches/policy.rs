@@ -17,8 +17,8 @@ use std::{
 
 use agent_core::{
     policy::{
-        Guardrails, Judge, Layers, NonInteractive, PathFacts, Policy, PolicyShell, ShellOptions,
-        check, guarded_engine, sandbox::SandboxMode,
+        AlwaysAllowed, Guardrails, Judge, Layers, NonInteractive, PathFacts, Policy, PolicyShell,
+        ShellOptions, check, guarded_engine, sandbox::SandboxMode,
     },
     shell::{CancelToken, Engine, Limits, Session, SessionSeed},
 };
@@ -101,6 +101,7 @@ fn main() {
             true,
             Arc::new(NonInteractive::default()),
             Vec::new(),
+            AlwaysAllowed::default(),
         );
         let _ = guarded_engine(rails);
     });

@@ -73,7 +73,7 @@ pub const CONFIG_TEMPLATE: &str = r#"# nu-agent's configuration: the record of $
     network: false       # sandboxed runs may not open internet sockets unasked
     external_sandbox: true   # each external runs narrowed to its verdict (a read: read-only, offline)
     env: []              # secret-looking variables the agent may see anyway (names or PREFIX*)
-    trash: true          # rm moves to the trash, so `agent undo` can restore
+    trash: true          # rm moves to the trash (restore from there); rm --permanent deletes
     password_ttl: 5min   # how long a sudo password typed at the prompt is remembered
     # hook: a closure judging each plan; only in nu config (a file holds no code)
   }
@@ -82,7 +82,7 @@ pub const CONFIG_TEMPLATE: &str = r#"# nu-agent's configuration: the record of $
     # name: qwen3-1.7b   # default: chosen for this machine (see `nu-agent model info`)
     context: 0           # context tokens; 0: the model's own, capped by memory and 32k
     # gpu_layers: 99     # default: all layers when the build has a GPU backend
-    # threads: 4         # default: the machine's cores
+    # threads: 4         # default: the physical cores other work leaves free, chosen before each turn
     keep_alive: 5min     # the model stays loaded this long after its last use
     think: false         # let the model reason in <think> (slower, sometimes better)
     temperature: 0.2     # 0 to 2: low keeps pipelines predictable

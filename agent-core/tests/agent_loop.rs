@@ -291,6 +291,58 @@ fn the_step_limit_ends_the_loop() {
     assert_eq!(ep.requests.lock().unwrap().len(), 2);
 }
 
+/// An answer that announces something it does not give (`The answer
+/// is:`) is not an answer: the model is asked again, and with no turn
+/// left the run fails.
+#[test]
+fn a_hollow_answer_is_not_an_answer() {
+    let mut ep = episode(
+        vec![
+            answer("The answer is:"),
+            "There are:".into(),
+            answer("There are 3 files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "There are 3 files.".into(),
+            data: None
+        }
+    );
+    assert_eq!(ep.requests.lock().unwrap().len(), 3);
+
+    let options = AgentOptions {
+        max_steps: 2,
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(
+        vec![answer("The answer is:"), answer("The answer is:")],
+        Policy::default(),
+        options,
+    );
+    assert!(matches!(
+        ep.agent.run("how many files?", &CancelToken::new()),
+        Ending::Failed(_)
+    ));
+
+    // It is no progress: a model that keeps doing it is stopped as stuck
+    // long before the step limit.
+    let mut ep = episode(
+        vec![answer("The answer is:"); 15],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    match ep.agent.run("how many files?", &CancelToken::new()) {
+        Ending::Failed(failure) => assert_eq!(failure.kind, FailureKind::Stuck, "{failure}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(ep.requests.lock().unwrap().len() < 15);
+}
+
 #[test]
 fn cancel_mid_step_stops_the_pipeline_and_the_loop() {
     let mut ep = episode(
@@ -442,6 +494,35 @@ fn continue_resumes_the_conversation_with_its_results() {
             .any(|m| m.role == Role::Tool && m.content.starts_with("$out.0"))
     );
     assert_eq!(messages.last().unwrap().content, "and now?");
+}
+
+/// A continued conversation numbers its new results after the earlier
+/// ones (not `$out.0` again), and an earlier number says it was not kept.
+#[test]
+fn continue_numbers_new_results_after_the_earlier_ones() {
+    let mut first = episode(
+        vec![nu("ls | length"), nu("ls | get name"), answer("3 files")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    first.agent.run("how many files?", &CancelToken::new());
+    let history: Vec<Message> = first.agent.messages().to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    let mut second = episode_in(
+        dir,
+        vec![nu("ls | length"), answer("still 3")],
+        Policy::default(),
+        AgentOptions::default(),
+        history,
+    );
+    second.agent.run("and now?", &CancelToken::new());
+    let results = second.tool_results();
+    let last = results.last().unwrap();
+    assert!(last.starts_with("$out.2"), "{last}");
+    match second.agent.shell().out(0) {
+        Some(Value::String { val, .. }) => assert!(val.contains("not kept"), "{val}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

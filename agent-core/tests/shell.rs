@@ -376,3 +376,41 @@ fn externals_get_no_stdin() {
     assert!(outcome.stopped.is_none());
     assert_eq!(outcome.value.as_str().unwrap(), "");
 }
+
+#[test]
+fn input_is_the_next_runs_pipeline_input_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = session_in(dir.path());
+    session.set_input(Value::test_list(vec![
+        Value::test_int(3),
+        Value::test_int(1),
+        Value::test_int(2),
+    ]));
+    assert_eq!(run(&mut session, "sort | first"), Value::test_int(1));
+    assert_eq!(
+        run(&mut session, "$in | describe"),
+        Value::test_string("nothing")
+    );
+}
+
+#[test]
+fn an_earlier_statements_external_output_is_printed_not_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = session_in(dir.path());
+    let outcome = session.run(
+        "^echo hi; ^printf 'no newline'; print later; 5",
+        &Limits::default(),
+    );
+    assert_eq!(outcome.value, Value::test_int(5));
+    // Order between `print` and a pipe read on another thread is not kept.
+    let mut printed: Vec<String> = outcome
+        .printed
+        .iter()
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    printed.sort();
+    assert_eq!(printed, ["hi", "later", "no newline"]);
+    // The next run starts clean.
+    let outcome = session.run("6", &Limits::default());
+    assert!(outcome.printed.is_empty(), "{:?}", outcome.printed);
+}

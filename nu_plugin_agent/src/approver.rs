@@ -4,8 +4,17 @@
 //! approver has nu hand it the foreground (`engine.enter_foreground()`),
 //! asks on `/dev/tty` through [`TerminalApprover`] while it holds the
 //! foreground guard, and gives the terminal back once the answer is in.
-//! Where nu cannot hand the terminal over (`nu -c`, scripts, tests) nobody
-//! is there to ask, and the answer is No.
+//! Where nu cannot hand the terminal over (no terminal, tests) nobody is
+//! there to ask, and the answer is No.
+//!
+//! Process groups: entering the foreground makes the plugin's process
+//! group the terminal's foreground group. When nu gives it back, it calls
+//! `tcsetpgrp` from what is then a background group; an interactive nu
+//! ignores `SIGTTOU`, but `nu -c` and `nu script.nu` started from a job
+//! control shell do not, and the kernel stops them (bash: `Stopped`, rc
+//! 150). So the approver itself, still in the foreground, hands the
+//! terminal back to the group that held it before the prompt, and nu's own
+//! `tcsetpgrp` is then a no-op from the foreground.
 //!
 //! Threads: [`Approver`] is `Send + Sync` because the policy shell asks
 //! from whichever thread meets the question (the call's thread for the
@@ -80,6 +89,7 @@ impl PromptApprover {
         }
         let _one_prompt = PROMPT.lock().unwrap_or_else(PoisonError::into_inner);
         let _quiet = QuietSignals::install();
+        let owner = TerminalOwner::now();
         let Ok(foreground) = self.engine.enter_foreground() else {
             self.no_terminal.store(true, Ordering::SeqCst);
             return None;
@@ -91,6 +101,9 @@ impl PromptApprover {
                 None
             }
         };
+        if let Some(owner) = owner {
+            owner.restore();
+        }
         // Giving the terminal back can only fail if nu is gone.
         let _ = foreground.leave();
         answer
@@ -106,6 +119,47 @@ impl Approver for PromptApprover {
     fn password(&self, prompt: &str) -> Option<String> {
         self.with_terminal(|terminal| terminal.password(prompt))
             .flatten()
+    }
+}
+
+/// The terminal's foreground process group before the prompt (nu's, or
+/// that of the external nu's pipeline runs in the foreground).
+struct TerminalOwner {
+    tty: std::fs::File,
+    group: libc::pid_t,
+}
+
+impl TerminalOwner {
+    /// The group that owns the controlling terminal now; `None` without one.
+    fn now() -> Option<TerminalOwner> {
+        use std::os::fd::AsRawFd;
+        let tty = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .ok()?;
+        // SAFETY: tcgetpgrp reads the terminal's state through a valid fd.
+        let group = unsafe { libc::tcgetpgrp(tty.as_raw_fd()) };
+        (group > 0).then_some(TerminalOwner { tty, group })
+    }
+
+    /// Make that group the foreground again. `SIGTTOU` is ignored for the
+    /// call, so that it cannot stop the plugin if the foreground moved on.
+    fn restore(self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: plain sigaction and tcsetpgrp calls on a valid fd; the
+        // previous action is restored right after.
+        unsafe {
+            let mut ignore: libc::sigaction = std::mem::zeroed();
+            ignore.sa_sigaction = libc::SIG_IGN;
+            libc::sigemptyset(&mut ignore.sa_mask);
+            let mut previous: libc::sigaction = std::mem::zeroed();
+            let saved = libc::sigaction(libc::SIGTTOU, &ignore, &mut previous) == 0;
+            libc::tcsetpgrp(self.tty.as_raw_fd(), self.group);
+            if saved {
+                libc::sigaction(libc::SIGTTOU, &previous, std::ptr::null_mut());
+            }
+        }
     }
 }
 

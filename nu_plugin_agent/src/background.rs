@@ -2,12 +2,18 @@
 //! the plugin kept alive (GC off) while any job runs, and the nu values
 //! that `agent job` commands return.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{
+    Arc, Mutex, OnceLock,
+    atomic::{AtomicBool, Ordering},
+};
 
 use agent_core::{
     agent::{BackgroundRunner, HandedOver, JobDone, JobDoneFn, JobSettings},
     jobs::{JobKind, JobManager, JobOutcome, JobRecord, JobStatus, JobStore, JobWork, now_ms},
-    policy::{Approval, ApprovalRequest, Approver, NonInteractive, PolicyShell, ShellOptions},
+    policy::{
+        Approval, ApprovalRequest, Approver, DENIED_CODE, JOB_NOT_APPROVED_HELP, NonInteractive,
+        PolicyShell, ShellOptions,
+    },
     shell::{Limits, Outcome, StopReason},
 };
 use nu_plugin::EngineInterface;
@@ -20,6 +26,9 @@ pub(crate) struct Background {
     /// The engine of the latest `agent job` call, to turn the plugin's GC
     /// off while jobs run and on again after the last.
     engine: Arc<Mutex<Option<EngineInterface>>>,
+    /// Something besides jobs needs this process to live (a model chosen
+    /// with `agent model use`): the GC stays off when the last job ends.
+    held: Arc<AtomicBool>,
 }
 
 impl Background {
@@ -39,12 +48,13 @@ impl Background {
         }
         let store = job_store(span)?;
         let slot = self.engine.clone();
+        let held = self.held.clone();
         let on_busy = Box::new(move |busy: bool| {
             if let Ok(slot) = slot.lock()
                 && let Some(engine) = slot.as_ref()
             {
                 // Without it the host stops an idle plugin, jobs and all.
-                let _ = engine.set_gc_disabled(busy);
+                let _ = engine.set_gc_disabled(busy || held.load(Ordering::SeqCst));
             }
         });
         let manager = JobManager::new(store, settings.max_running, on_busy);
@@ -53,10 +63,80 @@ impl Background {
         Ok(self.manager.get_or_init(|| manager))
     }
 
+    /// Keep this plugin process alive for as long as nu runs, jobs or not.
+    pub(crate) fn hold(&self, engine: &EngineInterface) -> Result<(), LabeledError> {
+        self.held.store(true, Ordering::SeqCst);
+        Ok(engine.set_gc_disabled(true)?)
+    }
+
     /// The manager, if this process has made one.
     pub(crate) fn running(&self) -> Option<&JobManager> {
         self.manager.get()
     }
+}
+
+/// Warn that job `id` ends with this nu when nu runs a script or `-c`
+/// (it exits when the script does, and the plugin and its jobs with it).
+pub(crate) fn warn_if_nu_exits_soon(id: u64) {
+    if host_runs_a_script() {
+        eprintln!(
+            "warning: job {id} runs inside this nu, which runs a script or `nu -c` and stops when it ends: the job is lost then; `agent job wait {id}` waits for it"
+        );
+    }
+}
+
+/// Whether the nu that started this plugin runs a script or `-c` (read
+/// from its command line; `false` where that cannot be read).
+fn host_runs_a_script() -> bool {
+    let parent = std::os::unix::process::parent_id();
+    let Ok(cmdline) = std::fs::read(format!("/proc/{parent}/cmdline")) else {
+        return false;
+    };
+    let args: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .skip(1)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    runs_a_script(&args)
+}
+
+/// nu's arguments run a script: `-c`/`--commands`, or a script file.
+fn runs_a_script(args: &[String]) -> bool {
+    // nu's flags that take a value (the value is not a script file).
+    const WITH_VALUE: &[&str] = &[
+        "--config",
+        "--env-config",
+        "--plugin-config",
+        "-I",
+        "--include-path",
+        "--log-level",
+        "--log-target",
+        "--log-include",
+        "--log-exclude",
+        "--plugins",
+        "--testbin",
+        "-m",
+        "--table-mode",
+        "--error-style",
+        "--experimental-options",
+        "-e",
+        "--execute",
+    ];
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-c" | "--commands" => return true,
+            "--" => return args.next().is_some(),
+            flag if flag.starts_with("--commands=") => return true,
+            flag if WITH_VALUE.contains(&flag) => {
+                args.next();
+            }
+            flag if flag.starts_with('-') => {}
+            _script => return true,
+        }
+    }
+    false
 }
 
 /// The job store in the state dir, or an error saying how to fix it.
@@ -188,6 +268,11 @@ pub(crate) fn outcome_of_run(outcome: Outcome) -> JobOutcome {
             JobStatus::TimedOut,
             Some(format!("stopped after {}", humantime(*limit))),
         ),
+        (Some(error), _) if error.code.as_deref() == Some(DENIED_CODE) => {
+            let mut error = error.clone();
+            error.help = Some(JOB_NOT_APPROVED_HELP.into());
+            (JobStatus::Failed, Some(error.summary()))
+        }
         (Some(error), _) => (JobStatus::Failed, Some(error.summary())),
         (None, _) => match outcome.exit_code.filter(|c| *c != 0) {
             Some(code) => (
@@ -290,5 +375,28 @@ impl BackgroundRunner for AskJobs {
                 report(job.id, &source, outcome_of_run(outcome), done)
             }),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs_a_script;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn a_script_or_commands_is_told_from_a_repl() {
+        assert!(runs_a_script(&args("--no-config-file -c ls")));
+        assert!(runs_a_script(&args("--commands ls")));
+        assert!(runs_a_script(&args("script.nu")));
+        assert!(runs_a_script(&args("--config c.nu script.nu arg")));
+        assert!(!runs_a_script(&args("")));
+        assert!(!runs_a_script(&args("--no-config-file")));
+        assert!(!runs_a_script(&args(
+            "--config c.nu --plugin-config p.msgpackz"
+        )));
+        assert!(!runs_a_script(&args("-e ls")));
     }
 }

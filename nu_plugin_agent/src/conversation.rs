@@ -23,11 +23,7 @@ use nu_protocol::{HandlerGuard, LabeledError, SignalAction, Span};
 use crate::{
     AgentPlugin,
     approver::PromptApprover,
-    commands::{
-        model::{HostEnv, caller_settings},
-        run::caller_shell,
-    },
-    convert::config_from_caller,
+    caller::{HostEnv, caller_settings, caller_shell, config_from_caller},
 };
 
 /// How the user approves in advance (`--yes`, `--approve`), or who is
@@ -97,7 +93,7 @@ pub(crate) fn prepare(
             approve: approval.approve,
         }),
     };
-    let shell = caller_shell(engine, &config, approver, span)?;
+    let shell = caller_shell(plugin, engine, &config, approver, span)?;
     let cwd = shell.cwd();
     let tools = context_tools(&config);
     let context = system_context(&tools, false).prompt_text(&cwd);

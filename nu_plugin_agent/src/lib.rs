@@ -5,11 +5,13 @@
 
 mod approver;
 mod background;
+mod caller;
 mod commands;
 mod conversation;
 mod convert;
 mod hook;
 pub mod model_report;
+mod task_job;
 
 use std::{path::PathBuf, sync::Mutex};
 
@@ -30,6 +32,8 @@ pub struct AgentPlugin {
     chosen_model: Mutex<Option<PathBuf>>,
     /// The background jobs this process runs.
     background: background::Background,
+    /// The commands answered "always" in this nu session (this process).
+    always: agent_core::policy::AlwaysAllowed,
 }
 
 impl AgentPlugin {
@@ -43,6 +47,14 @@ impl AgentPlugin {
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .clone()
+    }
+
+    /// Keep this process (and what it remembers for the nu session: the
+    /// "always" answers) alive once something was answered "always".
+    pub(crate) fn hold_if_always(&self, engine: &nu_plugin::EngineInterface) {
+        if !self.always.is_empty() {
+            let _ = self.background.hold(engine);
+        }
     }
 
     /// Use the model at `path` from now on.

@@ -386,6 +386,37 @@ fn nu_agent_ask_json_prints_one_document_for_text_and_for_data() {
     assert_eq!(json["steps"], 2);
 }
 
+/// A run that stops without an answer still prints its one document:
+/// no answer, the failure, the steps, the conversation; exit 1. An answer
+/// with nothing after its colon is not an answer.
+#[test]
+fn nu_agent_ask_json_prints_one_document_when_the_agent_stops() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls | length"),
+        Turn::answer("The answer is:"),
+    ]);
+    let out = nu_agent(
+        &s,
+        &server,
+        &["ask", "--json", "--max-steps", "2", "how many entries?"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(json["answer"], serde_json::Value::Null, "{json}");
+    assert_eq!(json["data"], serde_json::Value::Null, "{json}");
+    assert!(
+        json["failure"]
+            .as_str()
+            .is_some_and(|f| f.contains("2 steps")),
+        "{json}"
+    );
+    assert_eq!(json["steps"], 2, "{json}");
+    assert!(json["conversation"].is_string(), "{json}");
+}
+
 /// A URL where nothing listens.
 fn dead_url() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -190,3 +190,189 @@ fn assert_the_same_plugin_still_answers(tmux: &Tmux, dir: &Path, pid_before: &st
         eprintln!("{}", tmux.screen());
     }
 }
+
+/// A shell in tmux (`command`), in `work`, with nu's path and the plugin
+/// registry at hand.
+fn shell_in(name: &str, work: &Path, command: &str) -> Tmux {
+    let tmux = Tmux::start(name, work, command);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux
+}
+
+/// Wait until the screen holds `rc=N` after the last prompt; returns N.
+fn wait_for_rc(tmux: &Tmux) -> String {
+    let started = Instant::now();
+    loop {
+        let screen = tmux.screen();
+        if let Some(rc) = screen
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("rc="))
+            .next_back()
+        {
+            return rc.trim().to_string();
+        }
+        assert!(
+            started.elapsed() < STEP,
+            "timed out waiting for rc=; screen:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `nu -c` and `nu script.nu` started from an interactive bash get the
+/// terminal back after the prompt (they used to be stopped by SIGTTOU, rc
+/// 150, until `fg`).
+#[test]
+fn nu_started_from_bash_is_not_stopped_by_a_prompt() {
+    let (dir, work) = setup();
+    let registry = register_plugin(dir.path());
+    let nu = nu_binary();
+    let use_agent = format!("plugin use --plugin-config '{}' agent", registry.display());
+    std::fs::write(
+        dir.path().join("script.nu"),
+        format!("{use_agent}\nagent run \"mkdir from_script\"\n"),
+    )
+    .unwrap();
+    let tmux = shell_in("bash", &work, "bash --norc --noprofile");
+    tmux.send(&[
+        &format!(
+            "{} --no-config-file -c \"{use_agent}; agent run 'mkdir from_c'\"; echo rc=$?",
+            nu.display()
+        ),
+        "Enter",
+    ]);
+    tmux.wait_for_text("[Y]es [n]o [a]lways");
+    tmux.send(&["y"]);
+    assert_eq!(wait_for_rc(&tmux), "0", "{}", tmux.screen());
+    assert!(work.join("from_c").is_dir(), "{}", tmux.screen());
+    assert!(!tmux.screen().contains("Stopped"), "{}", tmux.screen());
+
+    tmux.send(&["clear", "Enter"]);
+    tmux.send(&[
+        &format!(
+            "{} --no-config-file '{}'; echo rc=$?",
+            nu.display(),
+            dir.path().join("script.nu").display()
+        ),
+        "Enter",
+    ]);
+    tmux.wait_for_text("write: from_script");
+    tmux.send(&["n"]);
+    assert_eq!(wait_for_rc(&tmux), "1", "{}", tmux.screen());
+    assert!(!work.join("from_script").exists());
+    assert!(!tmux.screen().contains("Stopped"), "{}", tmux.screen());
+}
+
+/// `^nu -c` started from the nu REPL: the inner nu gets the terminal back
+/// and the outer one its prompt.
+#[test]
+fn nu_c_started_from_the_nu_repl_is_not_stopped_by_a_prompt() {
+    let (dir, work) = setup();
+    let registry = register_plugin(dir.path());
+    let nu = nu_binary();
+    let tmux = Tmux::start(
+        "nested",
+        &work,
+        &format!("{} --no-config-file", nu.display()),
+    );
+    tmux.wait_for_nu_prompt("work");
+    tmux.send(&[
+        &format!(
+            "^'{}' --no-config-file -c \"plugin use --plugin-config '{}' agent; agent run 'mkdir nested'\"; $\"rc=($env.LAST_EXIT_CODE)\"",
+            nu.display(),
+            registry.display()
+        ),
+        "Enter",
+    ]);
+    tmux.wait_for_text("[Y]es [n]o [a]lways");
+    tmux.send(&["y"]);
+    assert_eq!(wait_for_rc(&tmux), "0", "{}", tmux.screen());
+    assert!(work.join("nested").is_dir(), "{}", tmux.screen());
+    tmux.wait_for_nu_prompt("work");
+}
+
+/// A delete over a list asks with real paths, not `0 files` up front, and
+/// "always" on the first file covers the rest of that run.
+#[test]
+fn a_delete_over_a_list_asks_with_real_paths_and_always_covers_the_run() {
+    let (dir, work) = setup();
+    for name in ["a.bin", "b.bin", "c.bin"] {
+        std::fs::write(work.join(name), vec![0u8; 3000]).unwrap();
+    }
+    let tmux = nu_with_plugin("list", dir.path(), &work);
+    tmux.send(&[
+        r#"agent run "ls *.bin | each { rm --permanent $in.name } | length""#,
+        "Enter",
+    ]);
+    tmux.wait_for_text("delete: 1 file, 3kB: a.bin");
+    tmux.wait_for_text("[a]lways");
+    tmux.send(&["a"]);
+    tmux.wait_for_nu_prompt("work");
+    let screen = tmux.screen();
+    for name in ["a.bin", "b.bin", "c.bin"] {
+        assert!(!work.join(name).exists(), "{name} is left:\n{screen}");
+    }
+    assert!(!screen.contains("0 files"), "{screen}");
+    assert_eq!(screen.matches("Run it?").count(), 1, "{screen}");
+}
+
+/// `e` at the prompt starts the edit line with the pipeline; the edited
+/// pipeline is checked and asked about again.
+#[test]
+fn edit_starts_with_the_pipeline() {
+    let (dir, work) = setup();
+    let tmux = nu_with_plugin("edit", dir.path(), &work);
+    tmux.send(&[r#"agent run "mkdir one""#, "Enter"]);
+    tmux.wait_for_text("write: one");
+    tmux.send(&["e"]);
+    tmux.wait_for_text("edit> mkdir one");
+    tmux.send(&["BSpace", "BSpace", "BSpace", "two", "Enter"]);
+    tmux.wait_for_text("write: two");
+    tmux.send(&["y"]);
+    tmux.wait_for_nu_prompt("work");
+    assert!(work.join("two").is_dir(), "{}", tmux.screen());
+    assert!(!work.join("one").exists(), "{}", tmux.screen());
+}
+
+/// `a` lasts the nu session: the next `agent run` of the same command does
+/// not ask, even where nu stops idle plugins at once.
+#[test]
+fn always_lasts_the_nu_session() {
+    let (dir, work) = setup();
+    let registry = register_plugin(dir.path());
+    let tmux = Tmux::start(
+        "always",
+        &work,
+        &format!("{} --no-config-file", nu_binary().display()),
+    );
+    tmux.wait_for_nu_prompt("work");
+    tmux.send(&[
+        &format!(
+            "$env.config.plugin_gc = {{default: {{enabled: true, stop_after: 0sec}}}}; plugin use --plugin-config '{}' agent",
+            registry.display()
+        ),
+        "Enter",
+    ]);
+    tmux.wait_for_nu_prompt("work");
+    tmux.send(&[r#"agent run "mkdir kept""#, "Enter"]);
+    tmux.wait_for_text("[a]lways");
+    tmux.send(&["a"]);
+    tmux.wait_for_nu_prompt("work");
+    assert!(work.join("kept").is_dir(), "{}", tmux.screen());
+    std::thread::sleep(Duration::from_millis(1500));
+    let marker = dir.path().join("second.txt");
+    tmux.send(&[
+        &format!(
+            "agent run \"mkdir kept; 'again'\" | save -f '{}'",
+            marker.display()
+        ),
+        "Enter",
+    ]);
+    assert_eq!(wait_for_file(&marker, &tmux), "again");
+    assert_eq!(
+        tmux.screen().matches("Run it?").count(),
+        1,
+        "{}",
+        tmux.screen()
+    );
+}

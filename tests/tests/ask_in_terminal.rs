@@ -160,4 +160,102 @@ fn alt_s_replaces_the_command_line_with_the_suggestion() {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
     assert!(last.contains("> ls | where size > 1mb"), "{screen}");
+    // While it thought, a line of its own said so, and it stays.
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("agent suggest: thinking about \"files over a megabyte\"")),
+        "{screen}"
+    );
+}
+
+/// An error of Alt+S stays on a line of its own below the prompt, and the
+/// command line keeps the request.
+#[test]
+fn alt_s_shows_its_error_on_a_line_that_stays() {
+    let (dir, work) = setup();
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", listener.local_addr().unwrap())
+    };
+    let tmux = nu_in_terminal("suggest-error", dir.path(), &work, &dead);
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nu-scripts/agent.nu");
+    tmux.send(&[
+        &format!(
+            "$env.config.plugins.agent = {{model: {{retries: 0, timeout: 5sec}}}}; use '{}'; print loaded",
+            module.display()
+        ),
+        "Enter",
+    ]);
+    wait_for(&tmux, "\nloaded");
+    tmux.send(&["files over a megabyte"]);
+    wait_for(&tmux, "files over a megabyte");
+    tmux.send(&["M-s"]);
+    wait_for(&tmux, "\nagent suggest: http");
+    std::thread::sleep(Duration::from_millis(300));
+    let screen = tmux.screen();
+    assert!(
+        screen.lines().any(|l| l.starts_with("agent suggest: http")),
+        "{screen}"
+    );
+    let last = screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert!(last.contains("> files over a megabyte"), "{screen}");
+}
+
+/// `a` (always) at a prompt of `ask` covers the same command for the rest
+/// of that `ask`: a later step with it does not ask again.
+#[test]
+fn always_covers_the_same_command_for_the_rest_of_the_ask() {
+    let (dir, work) = setup();
+    let server = ReplayServer::start(vec![
+        Turn::nu("mkdir made"),
+        Turn::nu("ls | length"),
+        Turn::nu("mkdir made; 'again'"),
+        Turn::answer("made it twice"),
+    ]);
+    let tmux = nu_in_terminal("ask-always", dir.path(), &work, &server.url());
+    tmux.send(&[r#"ask "make a directory twice""#, "Enter"]);
+    wait_for(&tmux, "[a]lways");
+    tmux.send(&["a"]);
+    wait_for(&tmux, "made it twice");
+    let screen = tmux.screen();
+    assert_eq!(screen.matches("Run it?").count(), 1, "{screen}");
+    assert!(work.join("made").is_dir(), "{screen}");
+}
+
+/// A step of `ask` whose paths are known only when it runs asks then, on
+/// a prompt the progress line does not draw over; `a` covers the other
+/// files.
+#[test]
+fn a_runtime_question_in_ask_is_shown_and_always_covers_the_run() {
+    let (dir, work) = setup();
+    for name in ["a.bin", "b.bin", "c.bin"] {
+        std::fs::write(work.join(name), vec![0u8; 3000]).unwrap();
+    }
+    let server = ReplayServer::start(vec![
+        Turn::nu("ls *.bin | each { rm --permanent $in.name } | length"),
+        Turn::answer("deleted them"),
+    ]);
+    let tmux = nu_in_terminal("ask-runtime", dir.path(), &work, &server.url());
+    tmux.send(&[r#"ask "delete the bin files""#, "Enter"]);
+    wait_for(&tmux, "delete: 1 file, 3kB: a.bin");
+    wait_for(&tmux, "Run it? [Y]es [n]o [a]lways");
+    // A person takes a while: the prompt stays on the screen meanwhile.
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        tmux.screen().contains("Run it? [Y]es [n]o [a]lways"),
+        "{}",
+        tmux.screen()
+    );
+    tmux.send(&["a"]);
+    wait_for(&tmux, "deleted them");
+    let screen = tmux.screen();
+    for name in ["a.bin", "b.bin", "c.bin"] {
+        assert!(!work.join(name).exists(), "{name} is left:\n{screen}");
+    }
+    assert_eq!(screen.matches("Run it?").count(), 1, "{screen}");
 }

@@ -323,6 +323,183 @@ fn config_init_writes_a_template_that_reads_back_and_never_overwrites() {
     );
 }
 
+/// Every command the template's comments name exists (`agent undo` did
+/// not), and its `threads` comment says what the README says.
+#[test]
+fn the_config_template_names_only_commands_that_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = agent_core::config::CONFIG_TEMPLATE;
+    let named: Vec<&str> = template
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|quoted| quoted.starts_with("agent ") || quoted.starts_with("nu-agent "))
+        .collect();
+    assert!(!named.is_empty());
+    for command in named {
+        let words: Vec<&str> = command
+            .split_whitespace()
+            .skip(1)
+            .take_while(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+            .collect();
+        let mut args = words.clone();
+        args.push("--help");
+        let out = nu_agent(dir.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "`{command}` is not a command: {out:?}"
+        );
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    assert!(readme.contains("the physical cores other work leaves free"));
+    assert!(template.contains("the physical cores other work leaves free"));
+}
+
+/// With no terminal and nothing approved in advance, the denial says
+/// nobody could be asked (not "approve it at the prompt").
+#[test]
+fn a_denial_with_no_terminal_says_nobody_could_be_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = nu_agent(dir.path(), &["run", "mkdir made"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nobody could be asked"), "{stderr}");
+    assert!(!dir.path().join("made").exists());
+}
+
+/// A write refused by the read-only sandbox says so and how to widen it,
+/// from a builtin and from an external.
+#[test]
+fn the_read_only_sandbox_explains_a_refused_write() {
+    let dir = tempfile::tempdir().unwrap();
+    for pipeline in ["mkdir made", "^touch made"] {
+        let out = nu_agent(
+            dir.path(),
+            &["run", "--sandbox", "read-only", "--yes", pipeline],
+        );
+        assert_ne!(out.status.code(), Some(0), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("read-only sandbox refused"),
+            "{pipeline}: {stderr}"
+        );
+        assert!(
+            stderr.contains("--sandbox workspace-write"),
+            "{pipeline}: {stderr}"
+        );
+        assert!(!dir.path().join("made").exists());
+    }
+}
+
+/// `nu-agent policy show` reads as text without `--json`, and its JSON
+/// has the keys of `agent policy`.
+#[test]
+fn policy_show_is_text_and_its_json_has_the_keys_of_agent_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = stdout_of(&nu_agent(dir.path(), &["policy", "show"]));
+    assert!(text.starts_with("mode "), "{text}");
+    assert!(text.contains("\npassword_ttl      5min\n"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&nu_agent(
+        dir.path(),
+        &["policy", "show", "--json"],
+    )))
+    .unwrap();
+    let registry = agent_e2e::register_plugin(dir.path());
+    let plugin: serde_json::Value = serde_json::from_str(&stdout_of(&agent_e2e::nu_with_agent(
+        &registry,
+        dir.path(),
+        "agent policy | to json",
+    )))
+    .unwrap();
+    let keys =
+        |v: &serde_json::Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(keys(&json), keys(&plugin));
+    assert_eq!(keys(&json["protections"]), keys(&plugin["protections"]));
+}
+
+/// `print` in `nu-agent run` shows on stderr; the value on stdout.
+#[test]
+fn print_in_nu_agent_run_shows_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = nu_agent(dir.path(), &["run", "print hello; 5"]);
+    assert_eq!(stdout_of(&out).trim(), "5");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("hello"),
+        "{out:?}"
+    );
+}
+
+/// Piped stdin is the pipeline's input, as in `nu -c`.
+#[test]
+fn piped_stdin_is_the_pipelines_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(workspace_binary("nu-agent"))
+        .args(["run", "lines | length"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"a\nb\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(stdout_of(&out).trim(), "2");
+    // No stdin: no input.
+    let out = nu_agent(dir.path(), &["run", "$in | describe"]);
+    assert_eq!(stdout_of(&out).trim(), "nothing");
+}
+
+/// File names that are not UTF-8: `ls` skips them with nu's warning (on
+/// stderr and for the model), and `^ls` shows them with `\xNN`.
+#[test]
+fn non_utf8_file_names_are_warned_about_and_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bad = std::ffi::OsStr::from_bytes(b"caf\xc3\xa9\xff.txt");
+    std::fs::write(dir.path().join(bad), "x").unwrap();
+    std::fs::write(dir.path().join("good.txt"), "x").unwrap();
+    let out = nu_agent(dir.path(), &["run", "ls | length"]);
+    assert_eq!(stdout_of(&out).trim(), "1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("non-utf8 filename"), "{stderr}");
+    let seen = stdout_of(&nu_agent(dir.path(), &["run", "--observe", "^ls"]));
+    assert!(seen.contains("caf\u{e9}\\xFF.txt"), "{seen}");
+    assert!(!seen.contains("unknown data"), "{seen}");
+}
+
+/// A reader that closes early (`nu-agent completions bash | head -1`) is a
+/// normal end: no panic, success.
+#[test]
+fn a_closed_stdout_ends_the_output_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["completions", "bash"][..],
+        &["policy", "show"][..],
+        &["policy", "check", "ls"][..],
+    ] {
+        let mut child = Command::new(workspace_binary("nu-agent"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before the program writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn completions_name_the_subcommands() {
     let dir = tempfile::tempdir().unwrap();

@@ -179,14 +179,37 @@ fn a_job_that_needs_approval_waits_and_goes_on_when_approved_or_denied() {
         agent job deny $no | ignore
         let a = (agent job wait $yes)
         let b = (agent job wait $no)
-        {waiting: ($waiting | length), mentions: ($waiting | str join ' ' | str contains 'made'), approved: $a.status, denied: $b.status, why: ($b.error | str contains 'not approved')} | to nuon"#,
+        {waiting: ($waiting | length), mentions: ($waiting | str join ' ' | str contains 'made'), approved: $a.status, denied: $b.status, why: ($b.error | str contains 'not approved'), hint: ($b.error | str contains 'agent job approve <id>'), prompt: ($b.error | str contains 'at the prompt')} | to nuon"#,
     );
     assert_eq!(
         stdout_of(&out).trim(),
-        "{waiting: 2, mentions: true, approved: completed, denied: failed, why: true}"
+        "{waiting: 2, mentions: true, approved: completed, denied: failed, why: true, hint: true, prompt: false}"
     );
     assert!(s.work.join("made").is_dir());
     assert!(!s.work.join("refused").exists());
+}
+
+/// In `nu -c` a job starts with a warning that it dies with this nu; once
+/// lost, its duration no longer grows.
+#[test]
+fn a_job_in_nu_c_warns_that_it_dies_with_nu_and_a_lost_one_stops_its_clock() {
+    let s = setup();
+    let out = s.nu(r#"agent job run "sleep 100sec""#);
+    let id = stdout_of(&out).trim().to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("warning: job {id} runs inside this nu")),
+        "{stderr}"
+    );
+    let status = |s: &Setup| {
+        stdout_of(&s.nu(&format!(
+            "agent job status {id} | select status duration | update duration {{ into int }} | to nuon"
+        )))
+    };
+    let first = status(&s);
+    assert!(first.contains("status: lost"), "{first}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(status(&s), first);
 }
 
 #[test]

@@ -139,6 +139,71 @@ let info = (agent model info)
     assert!(info["compiled_backends"].is_array());
 }
 
+/// A model chosen with `agent model use` outlives the background job
+/// that ended after it: nu does not stop the plugin (and forget the
+/// choice) once the job releases the plugin.
+#[test]
+fn model_use_lasts_after_a_background_job_ends() {
+    let (dir, cache, work) = cache_with_test_model();
+    // The cache holds no model: forgetting the choice shows at once.
+    std::fs::remove_file(cache.join("models").join(FILE)).unwrap();
+    let registry = register_plugin(dir.path());
+    std::os::unix::fs::symlink(test_model(), work.join("tiny.gguf")).unwrap();
+    let script = format!(
+        r#"$env.NU_AGENT_CACHE = '{cache}'
+$env.config.plugins.agent = {{model: {{context: 1024, threads: 1, keep_alive: 1min}}}}
+$env.config.plugin_gc = {{default: {{enabled: true, stop_after: 0sec}}}}
+agent model use ./tiny.gguf | ignore
+let before = (plugin list | where name == agent | get 0.pid)
+let id = (agent job run "1")
+agent job wait $id | ignore
+sleep 1500ms
+let after = (plugin list | where name == agent | get 0.pid)
+let info = (agent model info)
+{{before: $before, after: $after, because: $info.chosen_because, path: $info.path}} | to json --raw"#,
+        cache = cache.display()
+    );
+    let result = json(&nu(&registry, &work, &script));
+    let real = std::fs::canonicalize(test_model()).unwrap();
+    assert_eq!(
+        result["because"], "switched to with `agent model use`",
+        "{result}"
+    );
+    assert_eq!(result["path"], real.display().to_string(), "{result}");
+    assert_eq!(
+        result["before"], result["after"],
+        "the plugin was stopped: {result}"
+    );
+}
+
+/// A model loaded by a path outside the model directories is the loaded
+/// row of `agent model list`, and list and info agree it is not pulled; a
+/// corrupt file in the directory is never the automatic choice.
+#[test]
+fn model_list_shows_a_model_loaded_by_path_and_skips_a_corrupt_default() {
+    let (dir, cache, work) = cache_with_test_model();
+    std::fs::remove_file(cache.join("models").join(FILE)).unwrap();
+    std::fs::write(cache.join("models/stray.gguf"), b"GGUF\x03\0\0\0").unwrap();
+    let registry = register_plugin(dir.path());
+    std::os::unix::fs::symlink(test_model(), work.join("tiny.gguf")).unwrap();
+    let script = format!(
+        r#"$env.NU_AGENT_CACHE = '{cache}'
+$env.config.plugins.agent = {{model: {{context: 1024, threads: 1, keep_alive: 1min}}}}
+let default_info = (agent model info)
+agent model use ./tiny.gguf | ignore
+let loaded = (agent model list | where loaded)
+let info = (agent model info)
+{{default: $default_info.name, default_pulled: $default_info.pulled, loaded: ($loaded | length), loaded_pulled: ($loaded | get 0.pulled), info_pulled: $info.pulled}} | to json --raw"#,
+        cache = cache.display()
+    );
+    let result = json(&nu(&registry, &work, &script));
+    assert_ne!(result["default"], "stray", "{result}");
+    assert_eq!(result["default_pulled"], false, "{result}");
+    assert_eq!(result["loaded"], 1, "{result}");
+    assert_eq!(result["loaded_pulled"], false, "{result}");
+    assert_eq!(result["info_pulled"], false, "{result}");
+}
+
 /// A stand-in for the hub: serves `body` at `/{REPO}/resolve/main/{FILE}`
 /// with its SHA-256 in `X-Linked-Etag`, as Hugging Face does, and `Range`
 /// requests. With `trickle_first`, the first transfer sends 2 MB and then
@@ -416,6 +481,30 @@ fn nu_agent_model_list_prints_json() {
         .unwrap();
     let stderr = stderr_of_failure(&unknown);
     assert!(stderr.contains("no catalog model llama-9000"), "{stderr}");
+
+    // Offline (nothing listens on the hub's port): the error says how to
+    // use a file that is here, in both front ends.
+    let offline = Command::new(workspace_binary("nu-agent"))
+        .args(["model", "pull", "qwen3-4b"])
+        .current_dir(&work)
+        .env("NU_AGENT_CACHE", &cache)
+        .env("NU_AGENT_HUB_URL", "http://127.0.0.1:9")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = stderr_of_failure(&offline);
+    assert!(stderr.contains("NU_AGENT_MODEL=<path>"), "{stderr}");
+    let registry = register_plugin(dir.path());
+    let offline = nu(
+        &registry,
+        &work,
+        &format!(
+            "$env.NU_AGENT_CACHE = '{}'; $env.NU_AGENT_HUB_URL = 'http://127.0.0.1:9'; agent model pull qwen3-4b",
+            cache.display()
+        ),
+    );
+    let stderr = stderr_of_failure(&offline);
+    assert!(stderr.contains("agent model use <path>"), "{stderr}");
 }
 
 /// With no model named and the machine's default not pulled, both front

@@ -50,6 +50,10 @@ fn agent_alone_prints_help_and_errors_are_labeled() {
     let help = stdout_of(&nu(&registry, &work, "agent"));
     assert!(help.contains("agent run"), "{help}");
     assert!(help.contains("agent policy check"), "{help}");
+    // `ask`, the command the README opens with, is named too.
+    assert!(help.contains("ask \"<task>\""), "{help}");
+    let help_agent = stdout_of(&nu(&registry, &work, "help agent"));
+    assert!(help_agent.contains("ask \"<task>\""), "{help_agent}");
 
     let failed = nu(&registry, &work, r#"agent run "let x = [1, 2""#);
     assert!(!failed.status.success());
@@ -340,4 +344,92 @@ fn max_output_raises_or_lowers_the_cap_and_the_warning_names_the_flag() {
         stderr.contains("--max-output must be a size above 0"),
         "{stderr}"
     );
+}
+
+/// A run stopped by `--timeout` says so, whatever failed when it struck
+/// (an external killed, an `each` cut short).
+#[test]
+fn a_run_stopped_by_its_time_limit_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    for pipeline in ["^sleep 5; 1", "[1 2 3] | each { ^sleep 5 }"] {
+        let out = nu(
+            &registry,
+            &work,
+            &format!("agent run --timeout 1sec \"{pipeline}\""),
+        );
+        let stderr = stderr_of(&out);
+        assert!(
+            stderr.contains("nu_agent::run::timeout"),
+            "{pipeline}: {stderr}"
+        );
+        assert!(stderr.contains("1s time limit"), "{pipeline}: {stderr}");
+        assert!(!stderr.contains("SIGKILL"), "{pipeline}: {stderr}");
+        assert!(
+            !stderr.contains("Eval block failed"),
+            "{pipeline}: {stderr}"
+        );
+    }
+}
+
+/// The plan reads at 80 columns: the verdict and why come first, the
+/// nested targets after them.
+#[test]
+fn policy_check_reads_at_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = stdout_of(&nu(
+        &registry,
+        &work,
+        r#"let plan = (agent policy check "ls | each { rm $in.name }; cp a.txt b.txt; ^curl https://example.com -o x"); print ($plan | columns | str join ' '); $plan | table --width 80"#,
+    ));
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("verdict category command reason targets rule"),
+        "{out}"
+    );
+    let table = lines.collect::<Vec<_>>().join("\n");
+    for shown in ["confirm", "writes files", "cp a.txt b.txt", "deletes"] {
+        assert!(table.contains(shown), "{shown} is not shown:\n{table}");
+    }
+}
+
+/// What `print` writes shows on stderr, as nu's own `print` does; the
+/// value is the output.
+#[test]
+fn print_in_agent_run_shows_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent run "print hello; ^echo hi; 5" | to nuon"#,
+    );
+    assert_eq!(stdout_of(&out).trim(), "5");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("hello"), "{stderr}");
+    // An earlier statement's external output shows too, as in nu.
+    assert!(stderr.contains("hi"), "{stderr}");
+}
+
+/// Piped input is the pipeline's input: `ls | agent run "length"`.
+#[test]
+fn piped_input_is_the_pipelines_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"{n: (ls | agent run "length"), first: ([3 1 2] | agent run "sort | first"), none: (agent run "$in | describe")} | to nuon"#,
+    );
+    let expected = format!(
+        "{{n: {}, first: 1, none: nothing}}",
+        std::fs::read_dir(&work).unwrap().count()
+    );
+    assert_eq!(stdout_of(&out).trim(), expected);
 }

@@ -197,13 +197,20 @@ impl Agent {
     /// system prompt is today's.
     pub fn resume(
         backend: Box<dyn ChatBackend>,
-        shell: PolicyShell,
+        mut shell: PolicyShell,
         options: AgentOptions,
         system_prompt: String,
         messages: Vec<Message>,
         sink: EventSink,
     ) -> Agent {
         let (inbox_sender, inbox) = mpsc::channel();
+        // The earlier requests' results are text in the conversation, not
+        // values in this new session: their `$out.N` numbers stay taken
+        // (by a note saying so), and this request's results go on after
+        // them instead of being `$out.0` again.
+        for _ in 0..earlier_outs(&messages) {
+            shell.adopt_out(Value::string(NOT_KEPT, nu_protocol::Span::unknown()));
+        }
         let mut all = vec![Message::system(system_prompt)];
         all.extend(messages.into_iter().filter(|m| m.role != Role::System));
         Agent {
@@ -488,6 +495,17 @@ impl Agent {
                     continue;
                 }
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
+                let table_came = last_result
+                    .and_then(|n| self.shell.out(n))
+                    .is_some_and(|value| is_table(&value));
+                if hollow_answer(&text) && !table_came {
+                    self.emit(AgentEvent::Repaired {
+                        step,
+                        message: "an answer with nothing after its colon; asked again".into(),
+                    });
+                    self.push(Message::user(HOLLOW_ANSWER.to_string()));
+                    continue;
+                }
                 return self.answer_with_last_table(text, last_result);
             }
             self.push(Message::assistant(
@@ -547,6 +565,8 @@ impl Agent {
                 let progress = match &action {
                     Action::Invalid(_) => false,
                     Action::Answer { out: Some(n), .. } => self.shell.out(*n).is_some(),
+                    // `The answer is:` with nothing after it.
+                    Action::Answer { text, out: None } => !hollow_answer(text),
                     _ => true,
                 };
                 if progress {
@@ -666,6 +686,18 @@ impl Agent {
                             "Not answered yet: your answer states {} but no result shows that. Run a pipeline that finds it, then answer; or answer with only what the results show.",
                             facts.join(", ")
                         )
+                    }
+                    Action::Answer { text, out: None }
+                        if hollow_answer(&text)
+                            && !last_result
+                                .and_then(|n| self.shell.out(n))
+                                .is_some_and(|value| is_table(&value)) =>
+                    {
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "an answer with nothing after its colon; asked again".into(),
+                        });
+                        HOLLOW_ANSWER.to_string()
                     }
                     Action::Answer { text, out } => match out {
                         None => return self.answer_with_last_table(text, last_result),
@@ -1175,6 +1207,46 @@ fn may_change(decision: &Decision) -> bool {
         .rows
         .iter()
         .any(|row| row.category != crate::policy::Category::Read)
+}
+
+/// What an earlier request's `$out.N` holds in a continued conversation.
+const NOT_KEPT: &str = "(not kept: this result is from an earlier request of the conversation; its text is above — run the step again for the value)";
+
+/// The `$out` numbers the earlier requests of a conversation used: one
+/// past the highest `$out.N` a tool result starts with.
+fn earlier_outs(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .filter_map(|m| {
+            let digits: String = m
+                .content
+                .strip_prefix("$out.")?
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<usize>().ok()
+        })
+        .map(|n| n.saturating_add(1))
+        .max()
+        .unwrap_or(0)
+        // A history file edited by hand cannot make this session reserve
+        // millions of numbers.
+        .min(MAX_EARLIER_OUTS)
+}
+
+/// The most `$out` numbers a continued conversation keeps taken.
+const MAX_EARLIER_OUTS: usize = 10_000;
+
+/// What the model is told when its answer announces something it does
+/// not give.
+const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and gives nothing after it. Answer with the result itself, or pass `out` to return a `$out.N`.";
+
+/// An answer with no content: empty, or an introduction (`The answer
+/// is:`) to something it does not give.
+fn hollow_answer(text: &str) -> bool {
+    let text = text.trim();
+    text.is_empty() || text.ends_with(':')
 }
 
 /// A table with rows: a list of records.

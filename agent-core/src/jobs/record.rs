@@ -188,6 +188,9 @@ impl JobRecord {
         if !record.status.is_finished() && !record.owner.is_alive() {
             record.status = JobStatus::Lost;
             record.waiting_for = None;
+            // It is known to have lived until its last event: its duration
+            // stops there instead of growing forever.
+            record.finished = events.last().map(|event| event.at);
             record.error = Some(format!(
                 "its process ({}) ended before the job finished",
                 record.owner.pid
@@ -289,6 +292,9 @@ mod tests {
         let record = JobRecord::from_events(1, &events).unwrap();
         assert_eq!(record.status, JobStatus::Lost);
         assert!(Owner::current().is_alive());
+        // A lost job's duration ends at its last event.
+        assert_eq!(record.finished, Some(2));
+        assert_eq!(record.duration_ms(1_000), record.duration_ms(1_000_000));
     }
 
     #[test]

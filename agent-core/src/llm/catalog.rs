@@ -76,6 +76,8 @@ pub struct PulledModel {
     pub reference: String,
     /// Bytes on disk.
     pub size: u64,
+    /// The file.
+    pub path: std::path::PathBuf,
 }
 
 /// The model used when none is named, and why.
@@ -424,6 +426,7 @@ mod tests {
             name: name.into(),
             reference: name.into(),
             size,
+            path: format!("/models/{name}.gguf").into(),
         }
     }
 
@@ -517,6 +520,7 @@ mod tests {
             name: "tiny".into(),
             reference: "/models/tiny.gguf".into(),
             size: 10,
+            path: "/models/tiny.gguf".into(),
         };
         let choice = catalog.choose_default(&small, &[here[0].clone(), mine]);
         assert_eq!(choice.model, "/models/tiny.gguf");

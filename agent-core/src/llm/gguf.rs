@@ -1022,6 +1022,24 @@ fn describe_magic(bytes: &[u8]) -> String {
     format!("\"{}\"", bytes.escape_ascii())
 }
 
+/// The smallest GGUF whose header reads (a `llama` with no tensors),
+/// followed by `padding` zero bytes: a stand-in model file for tests.
+#[cfg(test)]
+pub(crate) fn minimal_gguf(padding: usize) -> Vec<u8> {
+    let mut out = b"GGUF".to_vec();
+    out.extend(3u32.to_le_bytes());
+    out.extend(0u64.to_le_bytes());
+    out.extend(1u64.to_le_bytes());
+    let key = "general.architecture";
+    out.extend((key.len() as u64).to_le_bytes());
+    out.extend(key.as_bytes());
+    out.extend(8u32.to_le_bytes());
+    out.extend(5u64.to_le_bytes());
+    out.extend(b"llama");
+    out.extend(std::iter::repeat_n(0u8, padding));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -142,6 +142,24 @@ pub fn list_models(
         };
         rows.push(row);
     }
+    // The model in use, loaded by a path outside the directories
+    // (`agent model use PATH`, NU_AGENT_MODEL): listed as loaded too.
+    if let Some(resident) = resident
+        && !rows.iter().any(|row| row.loaded)
+        && let Ok(facts) = describe_file(&resident.path, catalog)
+    {
+        rows.push(ModelRow {
+            name: facts.name,
+            path: Some(resident.path.clone()),
+            size: facts.size,
+            quantization: facts.quantization,
+            parameters: facts.parameters,
+            context: facts.context,
+            loaded: true,
+            pulled: false,
+            error: None,
+        });
+    }
     for entry in catalog.entries() {
         if !pulled.contains(&entry.name) {
             let facts = describe_entry(entry);
@@ -169,13 +187,26 @@ pub fn describe(
     name_or_path: &str,
 ) -> Result<ModelFacts, InventoryError> {
     match dir.resolve(name_or_path, catalog) {
-        Ok(path) => Ok(describe_file(&path, catalog)?),
+        Ok(path) => {
+            let mut facts = describe_file(&path, catalog)?;
+            // Pulled: in the model directories, as `agent model list` says.
+            facts.pulled = in_dirs(dir, &path);
+            Ok(facts)
+        }
         Err(ModelDirError::NotPulled { name, path }) => match catalog.get(&name) {
             Some(entry) => Ok(describe_entry(entry)),
             None => Err(ModelDirError::NotPulled { name, path }.into()),
         },
         Err(error) => Err(error.into()),
     }
+}
+
+/// Whether the file at `path` is one of the directories' files.
+fn in_dirs(dir: &ModelDir, path: &Path) -> bool {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let parent = path.parent().map(real);
+    dir.dirs()
+        .any(|d| parent.as_deref() == Some(real(d).as_path()))
 }
 
 /// The facts in the GGUF header of the file at `path`.
@@ -300,6 +331,24 @@ pub enum PullError {
         path: PathBuf,
         source: std::io::Error,
     },
+}
+
+impl PullError {
+    /// What to do when the hub cannot be reached (offline, a proxy, the
+    /// hub down): use a model file that is already here.
+    pub fn offline_hint(&self) -> Option<&'static str> {
+        match self {
+            PullError::Download(
+                DownloadError::Http { .. }
+                | DownloadError::Status { .. }
+                | DownloadError::Interrupted { .. },
+            ) => Some(
+                "to use a GGUF file you already have instead: `agent model use <path>` in nu, \
+                 NU_AGENT_MODEL=<path>, or put it in a directory listed in model.dirs",
+            ),
+            _ => None,
+        }
+    }
 }
 
 /// The catalog entry `name` names.

@@ -156,11 +156,13 @@ impl ModelDir {
                         name: entry.name.clone(),
                         reference: entry.name.clone(),
                         size,
+                        path: path.clone(),
                     },
                     None => PulledModel {
                         name: path.file_stem()?.to_string_lossy().into_owned(),
                         reference: path.display().to_string(),
                         size,
+                        path: path.clone(),
                     },
                 })
             })

@@ -11,9 +11,9 @@ use std::{
 use nu_protocol::Value;
 
 use super::{
-    Catalog, ChatBackend, ChatRequest, DefaultChoice, Entry, FallbackBackend, HUB_ENV, LlmError,
-    LocalBackend, LocalConfig, Machine, Message, ModelDir, ModelDirError, OpenAiBackend,
-    OpenAiConfig, ToolDef, compiled_backends, detect_gpus, hub_base,
+    Catalog, ChatBackend, ChatRequest, DefaultChoice, Entry, FallbackBackend, GgufInfo, HUB_ENV,
+    LlmError, LocalBackend, LocalConfig, Machine, Message, ModelDir, ModelDirError, OpenAiBackend,
+    OpenAiConfig, PulledModel, ToolDef, compiled_backends, detect_gpus, hub_base,
 };
 use crate::{config::ConfigError, redact::Redactor};
 
@@ -342,11 +342,13 @@ impl ModelSettings {
         if let Some(model) = &self.name {
             return named(model.clone(), "named by model.name");
         }
-        let pulled = self
+        let machine = Machine::this(has_usable_gpu());
+        let mut pulled = self
             .model_dir(lookup)
             .map(|dir| dir.pulled(catalog))
             .unwrap_or_default();
-        catalog.choose_default(&Machine::this(has_usable_gpu()), &pulled)
+        keep_loadable_stand_in(&mut pulled, catalog.default_for(&machine));
+        catalog.choose_default(&machine, &pulled)
     }
 
     /// What the local model is called before it is resolved: see
@@ -648,6 +650,26 @@ fn dirs(key: &str, value: &Value) -> Result<Vec<String>, ConfigError> {
         .collect()
 }
 
+/// When the machine's default is not pulled, the smallest pulled file
+/// stands in for it: drop those whose GGUF header does not read (a stray
+/// corrupt file), smallest first, until one does — one header read in the
+/// usual case, none when the default is pulled.
+fn keep_loadable_stand_in(pulled: &mut Vec<PulledModel>, default: &Entry) {
+    if pulled
+        .iter()
+        .any(|p| p.name.eq_ignore_ascii_case(&default.name))
+    {
+        return;
+    }
+    pulled.sort_by(|a, b| a.size.cmp(&b.size).then_with(|| a.name.cmp(&b.name)));
+    while let Some(first) = pulled.iter().position(|p| p.size > 0) {
+        if GgufInfo::read(&pulled[first].path).is_ok() {
+            return;
+        }
+        pulled.remove(first);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -941,14 +963,35 @@ mod tests {
     }
 
     #[test]
+    fn a_corrupt_file_never_stands_in_for_the_default() {
+        let tmp = tempfile::tempdir().unwrap();
+        let models = tmp.path().join("models");
+        std::fs::create_dir_all(&models).unwrap();
+        // The smallest file is a stray corrupt one.
+        std::fs::write(models.join("broken.gguf"), b"GGUF\x03\0\0\0").unwrap();
+        std::fs::write(models.join("tiny.gguf"), crate::llm::gguf::minimal_gguf(64)).unwrap();
+        let cache = tmp.path().display().to_string();
+        let vars = [("NU_AGENT_CACHE", cache.as_str())];
+        let lookup = env(&vars);
+        let choice = ModelSettings::default().model_choice(&lookup, &Catalog::builtin());
+        assert_eq!(choice.model, models.join("tiny.gguf").display().to_string());
+        assert!(choice.stand_in);
+        // Only corrupt files: the machine's default, which says to pull it.
+        std::fs::remove_file(models.join("tiny.gguf")).unwrap();
+        let choice = ModelSettings::default().model_choice(&lookup, &Catalog::builtin());
+        assert!(!choice.stand_in, "{choice:?}");
+    }
+
+    #[test]
     fn the_local_backend_resolves_its_model_and_cache() {
         let tmp = tempfile::tempdir().unwrap();
         let cache = tmp.path().join("cache");
         std::fs::create_dir_all(cache.join("models")).unwrap();
-        std::fs::write(cache.join("models/Mine.Q8_0.gguf"), b"GGUF").unwrap();
+        let gguf = crate::llm::gguf::minimal_gguf;
+        std::fs::write(cache.join("models/Mine.Q8_0.gguf"), gguf(0)).unwrap();
         let extra = tmp.path().join("home/extra");
         std::fs::create_dir_all(&extra).unwrap();
-        std::fs::write(extra.join("Other.gguf"), b"GGUF").unwrap();
+        std::fs::write(extra.join("Other.gguf"), gguf(0)).unwrap();
         let cache_text = cache.display().to_string();
         let home_text = tmp.path().join("home").display().to_string();
         let vars = [
@@ -1002,7 +1045,7 @@ mod tests {
         );
         // No name, the default not pulled but other files here: the
         // smallest of them (in the model directory and `dirs`), with a note.
-        std::fs::write(extra.join("Other.gguf"), b"GGUF, a little more").unwrap();
+        std::fs::write(extra.join("Other.gguf"), gguf(64)).unwrap();
         let default = ModelSettings::default_entry(&catalog);
         let unnamed = ModelSettings {
             name: None,

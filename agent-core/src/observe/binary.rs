@@ -60,14 +60,49 @@ fn detect_type(bytes: &[u8]) -> &'static str {
     if bytes.is_empty() {
         return "empty";
     }
-    let sample = &bytes[..bytes.len().min(4096)];
-    let text_like = sample
-        .iter()
-        .filter(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
-        .count();
-    if text_like * 10 >= sample.len() * 9 {
+    if looks_like_text(&bytes[..bytes.len().min(4096)]) {
         MOSTLY_TEXT
     } else {
         "unknown data"
+    }
+}
+
+/// Text with a few bad bytes: no NUL, and the bytes that are neither
+/// printable UTF-8 (any script) nor whitespace are at most a tenth of
+/// them, or at most 4 (one bad byte in a short `^ls` output).
+fn looks_like_text(sample: &[u8]) -> bool {
+    if sample.contains(&0) {
+        return false;
+    }
+    let mut bad = 0;
+    for chunk in sample.utf8_chunks() {
+        bad += chunk.invalid().len();
+        bad += chunk
+            .valid()
+            .chars()
+            .filter(|c| c.is_control() && !c.is_ascii_whitespace())
+            .map(char::len_utf8)
+            .sum::<usize>();
+    }
+    bad * 10 <= sample.len() || bad <= 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_name_with_one_bad_byte_is_text() {
+        // `^ls` of `café\xff.txt` and one more file: UTF-8 and a bad byte.
+        let listing = b"caf\xc3\xa9\xff.txt\ngood.txt\n";
+        assert_eq!(
+            escape_invalid_utf8(listing).as_deref(),
+            Some("caf\u{e9}\\xFF.txt\ngood.txt\n")
+        );
+        assert_eq!(escape_invalid_utf8(b"\xff\n").as_deref(), Some("\\xFF\n"));
+        // Binary stays described.
+        assert_eq!(escape_invalid_utf8(b"\x89PNG\r\n\x1a\n"), None);
+        assert_eq!(escape_invalid_utf8(&[0u8, 1, 2, 3, 0xff, 0xfe]), None);
+        assert_eq!(escape_invalid_utf8(&[0xffu8; 64]), None);
     }
 }

@@ -66,6 +66,9 @@ pub struct Judge<'a> {
     pub session_allow: &'a [Pattern],
 }
 
+/// The rule name of a row an "always" answer allowed (`session rule 0`).
+pub const SESSION_RULE: &str = "session rule";
+
 impl Judge<'_> {
     /// Judge every step of `plan`, then the combinations that are worse
     /// than their parts (secrets sent out, a downloaded script run).
@@ -268,7 +271,7 @@ impl Judge<'_> {
                 lower(
                     &mut row,
                     "you allowed it for this session",
-                    &format!("session rule {i}"),
+                    &format!("{SESSION_RULE} {i}"),
                 );
             }
         }

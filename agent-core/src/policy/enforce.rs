@@ -8,14 +8,43 @@ use nu_protocol::{Span, Value};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails, PathFacts, Policy, Row,
-    Step, UserDirs, Verdict, guarded_engine, label, plan_in,
+    AlwaysAllowed, Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails,
+    PathFacts, Policy, Row, SESSION_RULE, Step, UserDirs, Verdict, asked_when_it_runs,
+    guarded_engine, label, plan_in,
     sandbox::{self, SandboxMode, SandboxSpec},
 };
 use crate::{
     shell::{CancelToken, Diagnostic, Engine, Limits, Outcome, Session, SessionSeed},
     store::audit::{AuditEvent, AuditLog, AuditRecord},
 };
+
+/// The hint when the read-only sandbox refused a write.
+const READ_ONLY_SANDBOX_HELP: &str = "the read-only sandbox refused the write, approved or not; to let runs write beneath the current directory, use --sandbox workspace-write (or policy.sandbox: workspace-write)";
+
+/// A write the read-only sandbox refused fails with a bare "Permission
+/// denied" (from a builtin, or on an external's stderr): say why, and how
+/// to widen the sandbox.
+fn explain_read_only_refusal(outcome: &mut Outcome) {
+    const DENIED: &str = "Permission denied";
+    if let Some(error) = &mut outcome.error {
+        if error.rendered.contains(DENIED) && error.help.is_none() {
+            error.help = Some(READ_ONLY_SANDBOX_HELP.into());
+            error
+                .rendered
+                .push_str(&format!("\n  help: {READ_ONLY_SANDBOX_HELP}"));
+        }
+        return;
+    }
+    let stderr_denied =
+        matches!(&outcome.stderr, Some(Value::String { val, .. }) if val.contains(DENIED));
+    if stderr_denied && outcome.exit_code.is_some_and(|code| code != 0) {
+        outcome.error = Some(Diagnostic::plain(
+            "nu_agent::policy::sandbox",
+            "the external command was refused a write (Permission denied)",
+            Some(READ_ONLY_SANDBOX_HELP.into()),
+        ));
+    }
+}
 
 /// Which enforcement layers are on. All of them, except in the tests that
 /// show each layer catches what the others would.
@@ -125,6 +154,7 @@ pub fn worker_engine(
         request.sandbox_enforced,
         approver,
         request.trusted_path,
+        AlwaysAllowed::default(),
     );
     rails.use_launcher(request.launcher);
     rails.remember_env(request.start_env);
@@ -156,6 +186,8 @@ pub struct PolicyShell {
     /// the worker; this copy serves `out()` and a worker that replaces
     /// one that is gone.
     worker_outs: Vec<Value>,
+    /// The next run's input (`$in`), if it has one.
+    input: Option<Value>,
     /// The engine the planning session was built on (to start it over).
     engine: Engine,
     /// The conversation's sandbox worker and the sandbox it runs under.
@@ -228,6 +260,9 @@ pub struct ShellOptions {
     /// A fresh sandbox worker for every step instead of one for the
     /// conversation (nothing but `$out` and the directory carries over).
     pub worker_per_step: bool,
+    /// The commands answered "always", shared with other shells given the
+    /// same set (default: this shell's own).
+    pub always: AlwaysAllowed,
 }
 
 impl PolicyShell {
@@ -251,6 +286,7 @@ impl PolicyShell {
             sandboxed,
             approver.clone(),
             trusted_path.clone(),
+            options.always.clone(),
         );
         if options.layers.sandbox {
             rails.use_launcher(options.worker_exe.clone());
@@ -287,6 +323,7 @@ impl PolicyShell {
                     .unwrap_or(0)
             ),
             worker_outs: Vec::new(),
+            input: None,
             engine,
             worker: None,
             worker_per_step: options.worker_per_step,
@@ -377,6 +414,12 @@ impl PolicyShell {
     /// The in-process session (also renders values for the front ends).
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// Give the next [`PolicyShell::run`] `input` as its pipeline input
+    /// (`$in`); a run that is refused drops it.
+    pub fn set_input(&mut self, input: Value) {
+        self.input = Some(input);
     }
 
     /// The full value of run `index` (`$out.N`): only pipelines that ran
@@ -475,6 +518,8 @@ impl PolicyShell {
     /// Check, ask once if needed, and run `pipeline`.
     pub fn run(&mut self, pipeline: &str, limits: &Limits, cancel: &CancelToken) -> Ran {
         let ran = self.run_inner(pipeline, limits, cancel, 0);
+        // Input a refused run did not take is not the next run's.
+        self.input = None;
         self.audit_ran(&ran);
         ran
     }
@@ -597,12 +642,36 @@ impl PolicyShell {
             }
             Verdict::Confirm => {
                 let facts = facts_in(&self.policy, &self.cwd(), &UserDirs::of_env(&self.seed.env));
+                // A step whose arguments are only known when it runs
+                // (`each { rm $in.name }`) is asked about then, with its
+                // real paths, by its guard; asking now could only say
+                // "0 files".
+                let guards = self.layers.guards;
                 let confirm: Vec<(&Step, &Row)> = plan
                     .steps
                     .iter()
                     .zip(&decision.rows)
-                    .filter(|(_, r)| r.verdict == Verdict::Confirm)
+                    .filter(|(s, r)| {
+                        r.verdict == Verdict::Confirm && !(guards && asked_when_it_runs(s))
+                    })
                     .collect();
+                if confirm.is_empty() {
+                    let allowed: Vec<Step> = plan
+                        .steps
+                        .iter()
+                        .zip(&decision.rows)
+                        .filter(|(_, r)| r.rule.starts_with(SESSION_RULE))
+                        .map(|(s, _)| s.clone())
+                        .collect();
+                    return self.run_approved(
+                        pipeline,
+                        decision,
+                        approved_by,
+                        &allowed,
+                        limits,
+                        cancel,
+                    );
+                }
                 let request = ApprovalRequest {
                     labels: confirm.iter().map(|(s, r)| label(s, r, &facts)).collect(),
                     command: confirm
@@ -646,18 +715,55 @@ impl PolicyShell {
                 approved_steps = confirm.iter().map(|(s, _)| (*s).clone()).collect();
             }
         }
+        // Steps the user allowed with "always" earlier: approved as if asked
+        // now, so that the guards (the worker's too, which has no session
+        // rules of its own) do not ask about them again.
+        approved_steps.extend(
+            plan.steps
+                .iter()
+                .zip(&decision.rows)
+                .filter(|(_, r)| r.rule.starts_with(SESSION_RULE))
+                .map(|(s, _)| s.clone()),
+        );
+        self.run_approved(
+            pipeline,
+            decision,
+            approved_by,
+            &approved_steps,
+            limits,
+            cancel,
+        )
+    }
+
+    /// Run `pipeline`, whose static verdict let it start: `approved_steps`
+    /// were approved as a whole before it (the guards do not ask again).
+    fn run_approved(
+        &mut self,
+        pipeline: &str,
+        decision: Decision,
+        approved_by: Option<String>,
+        approved_steps: &[Step],
+        limits: &Limits,
+        cancel: &CancelToken,
+    ) -> Ran {
         let mut notice = None;
         let outcome = if self.sandboxed() {
             let (mut outcome, restarted) =
-                self.run_in_worker(pipeline, &approved_steps, limits, cancel);
+                self.run_in_worker(pipeline, approved_steps, limits, cancel);
             notice = restarted;
             if self.promoted.is_none() {
                 outcome.index = self.worker_outs.len();
                 self.worker_outs.push(outcome.value.clone());
             }
+            if self.policy.sandbox == SandboxMode::ReadOnly {
+                explain_read_only_refusal(&mut outcome);
+            }
             outcome
         } else {
-            self.rails.begin_run(pipeline, &approved_steps);
+            self.rails.begin_run(pipeline, approved_steps);
+            if let Some(input) = self.input.take() {
+                self.session.set_input(input);
+            }
             self.session.run_cancellable(pipeline, limits, cancel)
         };
         self.seed.cwd = outcome.cwd.clone();
@@ -691,6 +797,7 @@ impl PolicyShell {
                 approved: approved.to_vec(),
             })
             .unwrap_or_default(),
+            input: self.input.take(),
         };
         let exe = self.worker_exe.clone().unwrap_or_default();
         let wanted = self.sandbox_for(&cwd, approved);

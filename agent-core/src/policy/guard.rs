@@ -39,7 +39,7 @@ pub struct Guardrails {
     approver: Arc<dyn Approver>,
     /// PATH as the session started: externals found elsewhere ask.
     trusted_path: Vec<PathBuf>,
-    session_allow: Mutex<Vec<Pattern>>,
+    session_allow: AlwaysAllowed,
     run: Mutex<RunState>,
     log: Mutex<Vec<GuardEvent>>,
     /// The sudo password the user typed, and when.
@@ -50,6 +50,24 @@ pub struct Guardrails {
     /// The values the session started with of the variables that point
     /// programs at other configuration (`HOME`, `GIT_*`, `*PAGER`...).
     start_env: Mutex<Vec<(String, String)>>,
+}
+
+/// The commands answered "always": one set per policy shell, or one that
+/// several shells share (the plugin keeps one for its nu session, so that
+/// an answer outlives the `agent run` or `ask` it was given in).
+#[derive(Clone, Default)]
+pub struct AlwaysAllowed(Arc<Mutex<Vec<Pattern>>>);
+
+impl AlwaysAllowed {
+    /// How many commands were answered "always".
+    pub fn len(&self) -> usize {
+        lock(&self.0).len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// What the current run was approved for.
@@ -68,6 +86,9 @@ struct RunState {
     written: HashSet<PathBuf>,
     /// The first step refused during this run: code and message.
     refused: Option<(&'static str, String)>,
+    /// Names of steps answered "always" during this run: the same command
+    /// on other arguments is not asked again (unless it warns).
+    always_names: HashSet<String>,
 }
 
 /// One decision a guard took (for the audit log and tests).
@@ -87,6 +108,7 @@ impl Guardrails {
         sandbox_enforced: bool,
         approver: Arc<dyn Approver>,
         trusted_path: Vec<PathBuf>,
+        always: AlwaysAllowed,
     ) -> Arc<Guardrails> {
         Arc::new(Guardrails {
             policy,
@@ -94,7 +116,7 @@ impl Guardrails {
             sandbox_enforced,
             approver,
             trusted_path,
-            session_allow: Mutex::new(Vec::new()),
+            session_allow: always,
             run: Mutex::new(RunState::default()),
             log: Mutex::new(Vec::new()),
             password: Mutex::new(None),
@@ -152,7 +174,7 @@ impl Guardrails {
 
     /// Judge with the session's "always" rules.
     pub fn with_judge<T>(&self, facts: &PathFacts, f: impl FnOnce(&Judge) -> T) -> T {
-        let session = lock(&self.session_allow).clone();
+        let session = lock(&self.session_allow.0).clone();
         let judge = Judge {
             policy: &self.policy,
             facts,
@@ -172,7 +194,7 @@ impl Guardrails {
             })
             .collect();
         if let Ok(pattern) = Pattern::new(&escaped) {
-            lock(&self.session_allow).push(pattern);
+            lock(&self.session_allow.0).push(pattern);
         }
     }
 
@@ -191,6 +213,7 @@ impl Guardrails {
             sensitive_read: false,
             written: HashSet::new(),
             refused: None,
+            always_names: HashSet::new(),
         };
     }
 
@@ -280,6 +303,9 @@ impl Guardrails {
             {
                 return Ok("approved before the run".into());
             }
+            if !row.warning && run.always_names.contains(&step.name) {
+                return Ok(format!("{} (always)", self.approver.who()));
+            }
         }
         let request = ApprovalRequest {
             labels: vec![label(step, row, facts)],
@@ -294,6 +320,7 @@ impl Guardrails {
             Approval::Always => {
                 if !row.warning {
                     self.allow_for_session(&step.command);
+                    lock(&self.run).always_names.insert(step.name.clone());
                 }
                 Ok(format!("{} (always)", self.approver.who()))
             }
@@ -370,6 +397,21 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Whether the guards ask about `step` when it runs, with its evaluated
+/// paths instead of before: a guarded builtin that writes or deletes paths
+/// only known then (`each { rm $in.name }`). Not an external (its guard
+/// judges a script it is handed, `^sh -c (open x)`, by what it reads as,
+/// and the static "unknown asks" stays the floor), nor a program or
+/// closure held in a variable, nor a redirection.
+pub fn asked_when_it_runs(step: &Step) -> bool {
+    step.dynamic
+        && matches!(step.category, Category::Delete | Category::Write)
+        && step.name != "<dynamic>"
+        && !step.name.starts_with("o>")
+        && !step.name.starts_with('^')
+        && needs_guard(&step.name)
+}
+
 /// The one-line label an approver shows: `delete ⚠: 3 files, 8.1 GB: a.iso,
 /// b.iso, c.zip`, `run: ^apt-get update`, `read: /etc/hosts`.
 pub fn label(step: &Step, row: &Row, facts: &PathFacts) -> String {
@@ -393,6 +435,7 @@ pub fn label(step: &Step, row: &Row, facts: &PathFacts) -> String {
         Category::Exec | Category::Unknown | Category::Privileged | Category::Process => {
             externals::escape_for_display(&step.command)
         }
+        Category::Delete if targets.is_empty() => externals::escape_for_display(&step.command),
         Category::Delete => delete_summary(&targets, facts),
         _ if targets.is_empty() => externals::escape_for_display(&step.command),
         _ => externals::escape_for_display(&shorten_list(&targets)),
@@ -494,6 +537,11 @@ fn not_approved(row: &Row, span: Span) -> ShellError {
 /// is told instead is the agent's business (it reads the code).
 pub const NOT_APPROVED_HELP: &str =
     "approve it at the prompt, or run with --yes or --approve <pattern>";
+/// The hint when nobody could be asked: no terminal (cron, CI, a pipe).
+pub const NOBODY_TO_ASK_HELP: &str = "nobody could be asked (there is no terminal); approve in advance with --yes or --approve <pattern>";
+/// The hint on a background job's step nobody approved: a job never
+/// prompts, it waits for an answer.
+pub const JOB_NOT_APPROVED_HELP: &str = "a job asks through `agent job approve <id>` (or `agent job deny <id>`) while it waits; start it again and answer there, or approve in advance with --yes or --approve <pattern>";
 /// The user's hint on a step or pipeline the policy blocks.
 pub const BLOCKED_HELP: &str = "the policy blocks this step whatever is approved; to allow it, change the policy ($env.config.plugins.agent.policy, or nu-agent's config file)";
 
@@ -1093,6 +1141,25 @@ mod tests {
             step.targets.push(Target::new(*access, *value));
         }
         step
+    }
+
+    #[test]
+    fn only_a_builtin_write_or_delete_on_unknown_paths_is_asked_when_it_runs() {
+        let dynamic = |name: &str, category: Category| {
+            let mut step = step(name, category, &[]);
+            step.dynamic = true;
+            step
+        };
+        assert!(asked_when_it_runs(&dynamic("rm", Category::Delete)));
+        assert!(asked_when_it_runs(&dynamic("mkdir", Category::Write)));
+        assert!(!asked_when_it_runs(&step("rm", Category::Delete, &[])));
+        assert!(!asked_when_it_runs(&dynamic("^sh", Category::Exec)));
+        assert!(!asked_when_it_runs(&dynamic("^rm", Category::Delete)));
+        assert!(!asked_when_it_runs(&dynamic(
+            "<dynamic>",
+            Category::Unknown
+        )));
+        assert!(!asked_when_it_runs(&dynamic("o>", Category::Write)));
     }
 
     #[test]

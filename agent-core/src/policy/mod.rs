@@ -23,6 +23,7 @@ mod guard;
 mod paths;
 mod pattern;
 mod plan;
+mod report;
 mod rules;
 pub mod sandbox;
 pub mod shell_words;
@@ -30,18 +31,20 @@ mod step;
 
 pub use approver::{Approval, ApprovalRequest, Approver, NonInteractive};
 pub use category::{Category, Verdict};
-pub use decide::{Decision, Judge, Row};
+pub use decide::{Decision, Judge, Row, SESSION_RULE};
 pub use enforce::{
     Foreground, Layers, PolicyHook, PolicyShell, PromotedStep, Ran, ShellOptions, WorkerInfo,
     facts_for, worker_engine,
 };
 pub use guard::{
-    BLOCKED_BEFORE_RUN_HELP, BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent, Guardrails,
-    NOT_APPROVED_HELP, guarded_engine, label,
+    AlwaysAllowed, BLOCKED_BEFORE_RUN_HELP, BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent,
+    Guardrails, JOB_NOT_APPROVED_HELP, NOBODY_TO_ASK_HELP, NOT_APPROVED_HELP, asked_when_it_runs,
+    guarded_engine, label,
 };
 pub use paths::{PathFacts, ReadJudgement, UserDirs, WriteJudgement};
 pub use pattern::{Pattern, PatternError};
 pub use plan::{Plan, plan, plan_in};
+pub use report::PolicyReport;
 pub use rules::{Mode, POLICY_KEYS, Policy, PolicyError};
 pub use step::{Access, Floor, Step, Target};
 

@@ -16,6 +16,7 @@ mod env;
 mod outcome;
 mod print;
 mod session;
+mod stdout;
 mod worker;
 
 pub use cancel::CancelToken;

@@ -16,7 +16,7 @@ pub struct PrintSink {
 }
 
 impl PrintSink {
-    fn push(&self, text: String) {
+    pub(crate) fn push(&self, text: String) {
         if let Ok(mut lines) = self.lines.lock() {
             lines.push(text);
         }

@@ -27,6 +27,7 @@ use super::{
     collect::{Collected, collect},
     engine::OUT_VARIABLE,
     print::{Print, PrintSink},
+    stdout::StdoutPipe,
     worker::Worker,
 };
 
@@ -87,6 +88,10 @@ pub struct Session {
     seed: SessionSeed,
     out_var: Option<VarId>,
     runs: usize,
+    /// The next run's input (`$in`), if it has one.
+    input: Option<Value>,
+    /// Where the stack's stdout goes: earlier statements' external output.
+    stdout: Option<StdoutPipe>,
 }
 
 /// What the evaluation thread hands back.
@@ -110,7 +115,9 @@ impl Session {
     pub fn new(engine: &Engine, seed: SessionSeed) -> Result<Session, Diagnostic> {
         let sink = PrintSink::default();
         let (state, out_var) = prepare_engine(engine, &sink)?;
-        let stack = fresh_stack(&seed, &seed.cwd, out_var)?;
+        // Without the pipe such output is dropped, as before it existed.
+        let stdout = StdoutPipe::start(sink.clone()).ok();
+        let stack = with_stdout(fresh_stack(&seed, &seed.cwd, out_var)?, stdout.as_ref());
         Ok(Session {
             base: engine.clone(),
             engine: Some(state),
@@ -120,6 +127,8 @@ impl Session {
             seed,
             out_var,
             runs: 0,
+            input: None,
+            stdout,
         })
     }
 
@@ -201,6 +210,17 @@ impl Session {
         let pwd = Value::string(cwd.to_string_lossy().into_owned(), Span::unknown());
         engine.add_env_var("PWD".into(), pwd);
         parse_into(engine, "agent", source).map(|_| ())
+    }
+
+    /// A handle on the pipe whose lines join the runs' printed output.
+    pub(crate) fn stdout_file(&self) -> Option<std::fs::File> {
+        self.stdout.as_ref().and_then(StdoutPipe::file)
+    }
+
+    /// Give the next run `input` as its pipeline input (`$in`), as
+    /// `ls | agent run "length"` does.
+    pub fn set_input(&mut self, input: Value) {
+        self.input = Some(input);
     }
 
     /// Run `source` to completion or until a limit stops it.
@@ -289,6 +309,7 @@ impl Session {
         let stack = std::mem::replace(&mut self.stack, Stack::new());
         let (done_tx, done_rx) = mpsc::channel::<Evaluated>();
         let source_owned = source.to_string();
+        let input = self.input.take();
         let max_bytes = limits.max_output_bytes;
         let worker_stop = stop.clone();
         let job = Box::new(move || {
@@ -299,6 +320,7 @@ impl Session {
                     &mut engine,
                     &mut stack,
                     &source_owned,
+                    input,
                     max_bytes,
                     &worker_stop,
                 )
@@ -311,8 +333,11 @@ impl Session {
             });
         });
         if let Err(err) = self.submit(job) {
-            self.stack = fresh_stack(&self.seed, &self.seed.cwd, self.out_var)
-                .unwrap_or_else(|_| Stack::new().capture_all());
+            self.stack = with_stdout(
+                fresh_stack(&self.seed, &self.seed.cwd, self.out_var)
+                    .unwrap_or_else(|_| Stack::new().capture_all()),
+                self.stdout.as_ref(),
+            );
             return self.finish_failed(
                 index,
                 started,
@@ -369,9 +394,12 @@ impl Session {
             // The evaluation is stuck (or its thread died): give it up and
             // start the session state over where the run started.
             self.worker = None;
-            self.stack = fresh_stack(&self.seed, &cwd_before, self.out_var)
-                .or_else(|_| fresh_stack(&self.seed, &self.seed.cwd, self.out_var))
-                .unwrap_or_else(|_| Stack::new().capture_all());
+            self.stack = with_stdout(
+                fresh_stack(&self.seed, &cwd_before, self.out_var)
+                    .or_else(|_| fresh_stack(&self.seed, &self.seed.cwd, self.out_var))
+                    .unwrap_or_else(|_| Stack::new().capture_all()),
+                self.stdout.as_ref(),
+            );
             let mut outcome = self.finish_failed(
                 index,
                 started,
@@ -393,6 +421,9 @@ impl Session {
         self.engine = Some(engine);
         self.stack = stack;
 
+        if let Some(stdout) = &self.stdout {
+            stdout.flush();
+        }
         let mut outcome = Outcome {
             value: Value::nothing(Span::unknown()),
             index,
@@ -497,6 +528,7 @@ fn evaluate(
     engine: &mut EngineState,
     stack: &mut Stack,
     source: &str,
+    input: Option<Value>,
     max_bytes: usize,
     stop: &dyn Fn(),
 ) -> Result<Collected, Failure> {
@@ -516,7 +548,10 @@ fn evaluate(
         interrupted: matches!(e, ShellError::Interrupted { .. }),
         diagnostic: Diagnostic::from_nu(engine, &e),
     };
-    let data = nu_engine::eval_block::<WithoutDebug>(engine, stack, &block, PipelineData::empty())
+    let input = input.map_or_else(PipelineData::empty, |value| {
+        PipelineData::value(value, None)
+    });
+    let data = nu_engine::eval_block::<WithoutDebug>(engine, stack, &block, input)
         .map_err(|e| as_failure(engine, e))?;
     let mut collected =
         collect(data.body, span, max_bytes, stop).map_err(|e| as_failure(engine, e))?;
@@ -587,6 +622,15 @@ fn parse_into(
 }
 
 /// A stack seeded with the allowed environment, `PWD` and an empty `$out`.
+/// `stack` with its stdout (earlier statements' external output) going to
+/// the session's pipe.
+fn with_stdout(stack: Stack, stdout: Option<&StdoutPipe>) -> Stack {
+    match stdout.and_then(StdoutPipe::file) {
+        Some(file) => stack.stdout_file(file),
+        None => stack,
+    }
+}
+
 fn fresh_stack(
     seed: &SessionSeed,
     cwd: &Path,

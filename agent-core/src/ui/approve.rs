@@ -150,11 +150,27 @@ impl TerminalApprover {
                     }
                 }
                 Key::Edit => {
-                    write!(tty, "edit (empty keeps it as is)> ")?;
+                    // A one-line pipeline is there to change; a longer one
+                    // is retyped (empty keeps it as it is).
+                    let (hint, initial) = if request.pipeline.contains('\n') {
+                        (" (empty keeps it as is)", "")
+                    } else {
+                        ("", request.pipeline.as_str())
+                    };
+                    write!(tty, "edit{hint}> ")?;
                     tty.flush()?;
-                    let line = read_line(tty)?;
-                    let edited = line.trim();
-                    if !edited.is_empty() {
+                    let line = {
+                        let _raw = TermiosGuard::new(tty, |t| {
+                            t.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ISIG);
+                            t.c_cc[libc::VMIN] = 1;
+                            t.c_cc[libc::VTIME] = 0;
+                        })?;
+                        let mut input = tty.try_clone()?;
+                        edit_line(&mut input, tty, initial)?
+                    };
+                    writeln!(tty, "\r")?;
+                    let edited = line.as_deref().map(str::trim).unwrap_or_default();
+                    if !edited.is_empty() && edited != request.pipeline.trim() {
                         return Ok(Approval::Edit(edited.to_string()));
                     }
                 }
@@ -232,10 +248,82 @@ fn read_key(tty: &mut File) -> std::io::Result<u8> {
     }
 }
 
-/// A line in cooked mode.
-fn read_line(tty: &mut File) -> std::io::Result<String> {
-    let _cooked = TermiosGuard::new(tty, |t| t.c_lflag |= libc::ICANON | libc::ECHO | libc::ISIG)?;
-    read_line_raw(tty)
+/// Edit a line that starts as `initial`, reading keys from `input` (a
+/// terminal in raw mode) and echoing to `output`. Enter ends it;
+/// Backspace, Ctrl+U (the whole line) and Ctrl+W (a word) delete from the
+/// end; arrow keys are ignored; Ctrl+C, Ctrl+D on an empty line and a
+/// lone Esc cancel (`None`).
+fn edit_line(
+    input: &mut impl Read,
+    output: &mut impl Write,
+    initial: &str,
+) -> std::io::Result<Option<String>> {
+    let mut line: Vec<char> = initial.chars().collect();
+    write!(output, "{initial}")?;
+    output.flush()?;
+    let mut pending: Vec<u8> = Vec::new();
+    let next = |input: &mut dyn Read| -> std::io::Result<Option<u8>> {
+        let mut byte = [0u8; 1];
+        Ok((input.read(&mut byte)? == 1).then_some(byte[0]))
+    };
+    let erase = |output: &mut dyn Write, count: usize| -> std::io::Result<()> {
+        for _ in 0..count {
+            write!(output, "\x08 \x08")?;
+        }
+        Ok(())
+    };
+    loop {
+        let Some(byte) = next(input)? else {
+            return Ok(None);
+        };
+        match byte {
+            b'\r' | b'\n' => return Ok(Some(line.into_iter().collect())),
+            0x03 => return Ok(None),
+            0x04 if line.is_empty() => return Ok(None),
+            0x1b => match next(input)? {
+                // An arrow or function key: ESC [ X or ESC O X.
+                Some(b'[') | Some(b'O') => {
+                    next(input)?;
+                }
+                _ => return Ok(None),
+            },
+            0x7f | 0x08 => {
+                if line.pop().is_some() {
+                    erase(output, 1)?;
+                }
+            }
+            0x15 => {
+                erase(output, line.len())?;
+                line.clear();
+            }
+            0x17 => {
+                let mut count = 0;
+                while line.last().is_some_and(|c| *c == ' ') {
+                    line.pop();
+                    count += 1;
+                }
+                while line.last().is_some_and(|c| *c != ' ') {
+                    line.pop();
+                    count += 1;
+                }
+                erase(output, count)?;
+            }
+            byte if byte < 0x20 => {}
+            byte => {
+                pending.push(byte);
+                match std::str::from_utf8(&pending) {
+                    Ok(text) => {
+                        write!(output, "{text}")?;
+                        line.extend(text.chars());
+                        pending.clear();
+                    }
+                    Err(e) if e.error_len().is_some() || pending.len() >= 4 => pending.clear(),
+                    Err(_) => {}
+                }
+            }
+        }
+        output.flush()?;
+    }
 }
 
 fn read_line_raw(tty: &mut File) -> std::io::Result<String> {
@@ -253,6 +341,29 @@ fn read_line_raw(tty: &mut File) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn edited(initial: &str, keys: &[u8]) -> Option<String> {
+        let mut out = Vec::new();
+        edit_line(&mut std::io::Cursor::new(keys.to_vec()), &mut out, initial).unwrap()
+    }
+
+    #[test]
+    fn the_edit_line_starts_with_the_pipeline() {
+        assert_eq!(edited("mkdir one", b"\r").as_deref(), Some("mkdir one"));
+        assert_eq!(
+            edited("mkdir one", b"\x7f\x7f\x7ftwo\r").as_deref(),
+            Some("mkdir two")
+        );
+        assert_eq!(edited("mkdir one", b"\x17x\r").as_deref(), Some("mkdir x"));
+        assert_eq!(edited("mkdir one", b"\x15ls\r").as_deref(), Some("ls"));
+        // Arrow keys are ignored; UTF-8 goes in whole.
+        assert_eq!(
+            edited("ls", b"\x1b[D \xc3\xa9\r").as_deref(),
+            Some("ls \u{e9}")
+        );
+        assert_eq!(edited("ls", b"\x03"), None);
+        assert_eq!(edited("ls", b"x"), None, "the input ended");
+    }
 
     fn request(warning: bool) -> ApprovalRequest {
         ApprovalRequest {

@@ -20,6 +20,8 @@ use nu_protocol::Value;
 
 #[path = "nu_agent/ask.rs"]
 mod ask;
+#[path = "nu_agent/broken_pipe.rs"]
+mod broken_pipe;
 #[path = "nu_agent/common.rs"]
 mod common;
 #[path = "nu_agent/completions.rs"]
@@ -356,6 +358,7 @@ fn main() -> ExitCode {
     {
         std::process::exit(sandbox::worker_main(worker_engine));
     }
+    broken_pipe::end_quietly_on_broken_pipe();
     let cli = Cli::parse();
     // None of these reads the configuration: `config init` may be what
     // creates it, and the jobs are found by the state dir alone.

@@ -26,7 +26,8 @@ impl SimplePluginCommand for Agent {
     }
 
     fn extra_description(&self) -> &str {
-        "The plugin embeds its own Nushell engine (0.115) and must be rebuilt when nu's minor version changes.
+        "Start with `ask \"<task>\"`: the agent plans, runs Nushell pipelines under your policy and answers (`ask --help`). The `agent` subcommands below explain, suggest, run, check and manage jobs and models.
+The plugin embeds its own Nushell engine (0.115) and must be rebuilt when nu's minor version changes.
 Configuration lives in $env.config.plugins.agent."
     }
 

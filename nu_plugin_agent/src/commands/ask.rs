@@ -1,6 +1,7 @@
 //! `ask`: give the agent a task in plain words.
 
 use agent_core::agent::{Agent, Ending, FrontEnd, PromptKind, request_with_input};
+use agent_core::policy::NOBODY_TO_ASK_HELP;
 use nu_plugin::{EngineInterface, EvaluatedCall, PluginCommand};
 use nu_protocol::{
     ByteStream, ByteStreamType, Category, Example, LabeledError, PipelineData, Signature,
@@ -10,7 +11,7 @@ use nu_protocol::{
 use crate::{
     AgentPlugin,
     background::AskJobs,
-    commands::run::{approve_patterns, with_approval_flags},
+    caller::{approve_patterns, sandbox_worker, with_approval_flags},
     conversation::{
         ApprovalChoice, cancel_on_interrupt, changed_cwd, open_conversation, prepare, terminal_view,
     },
@@ -101,7 +102,7 @@ impl PluginCommand for Ask {
     fn extra_description(&self) -> &str {
         "The model writes pipelines; each runs in the agent's embedded engine in your current directory, under $env.config.plugins.agent.policy: reads run, what needs confirmation is asked about on the terminal (denied where nobody can be asked, unless --yes or --approve), what is blocked never runs. Each step shows one line on stderr with the policy's verdict and a preview of its result. Outside a terminal (scripts, `nu -c`, CI) a line says when each model turn starts and another every 10 s while it runs (NU_AGENT_HEARTBEAT_SECS sets the interval, 0 turns it off); --quiet prints none of this, only errors.
 
-The answer is returned: text, or — when the model returns a result — the data itself, so `ask \"the 5 largest files here\" | first 2` works. Data piped in is shown to the model: `open build.log | ask why did it fail?`. Every conversation is saved in the state dir (`agent history`); --continue goes on with the last one. Ctrl+C stops the request and what it runs.
+The answer is returned: text, or — when the model returns a result — the data itself, so `ask \"the 5 largest files here\" | first 2` works. Data piped in is shown to the model: `open build.log | ask why did it fail?`. Every conversation is saved in the state dir (`agent history`); --continue goes on with the last one (its earlier results as text; new ones are numbered after them). Ctrl+C stops the request and what it runs.
 
 NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server."
     }
@@ -159,7 +160,7 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
         }
         if call.has_flag("bg")? {
             let task = request_with_input(&request, Some(&input), INPUT_TOKENS);
-            return crate::commands::job::spawn::spawn_task(
+            return crate::task_job::spawn_task(
                 plugin,
                 engine,
                 &task,
@@ -232,17 +233,16 @@ NU_AGENT_MODEL and NU_AGENT_BACKEND_URL override the configured model and server
             policy: job_policy,
             seed: job_seed,
             max_output: job_max_output,
-            worker_exe: super::run::sandbox_worker(),
+            worker_exe: sandbox_worker(),
             approver: None,
             audit_dir: None,
         }));
         let (cancel, _interrupt) = cancel_on_interrupt(engine)?;
         let ending = agent.run(&text, &cancel);
+        plugin.hold_if_always(engine);
         view.finish();
         if prompt.is_some_and(|p| p.found_nobody()) {
-            eprintln!(
-                "note: nobody could be asked (this nu is not interactive), so steps that needed approval were denied; approve in advance with --yes or --approve <pattern>"
-            );
+            eprintln!("note: steps that needed approval were denied: {NOBODY_TO_ASK_HELP}");
         }
         if call.has_flag("cd")?
             && let Some(dir) = changed_cwd(agent.shell(), &cwd_before)

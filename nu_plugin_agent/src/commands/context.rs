@@ -6,8 +6,8 @@ use nu_protocol::{Category, Example, LabeledError, Signature, Type, Value};
 
 use crate::{
     AgentPlugin,
+    caller::{caller_cwd, config_from_caller},
     conversation::context_tools,
-    convert::{caller_cwd, config_from_caller},
 };
 
 /// `agent context [--refresh]`.

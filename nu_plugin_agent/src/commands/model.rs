@@ -1,20 +1,17 @@
 //! `agent model`: the parent of the model commands (prints their help),
-//! and what they share: the caller's model settings, read with the host's
-//! environment and the model `agent model use` chose.
+//! and what they share: the model directories of the caller's settings,
+//! their errors, and the `agent model info` record.
 
-use std::{
-    collections::HashMap,
-    ffi::OsString,
-    path::{Path, PathBuf},
+use agent_core::llm::{
+    Catalog, GpuReport, ModelDir, ModelHost, ModelSettings, describe, is_resident,
 };
-
-use agent_core::llm::{ModelDir, ModelSettings};
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{Category, Example, LabeledError, Signature, Span, Type, Value};
 
 use crate::{
     AgentPlugin,
-    convert::{caller_cwd, config_from_caller},
+    caller::HostEnv,
+    model_report::{info_value, settings_value},
 };
 
 /// `agent model` alone prints the list of model commands.
@@ -64,48 +61,6 @@ impl SimplePluginCommand for AgentModel {
     }
 }
 
-/// The caller's environment, as the model settings read it.
-pub(crate) struct HostEnv {
-    vars: HashMap<String, String>,
-}
-
-impl HostEnv {
-    /// The host's string variables. `HOME` falls back to this process's
-    /// own (a host without one: the test harness).
-    pub(crate) fn read(engine: &EngineInterface) -> HostEnv {
-        let mut vars: HashMap<String, String> = engine
-            .get_env_vars()
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|(name, value)| value.coerce_into_string().ok().map(|v| (name, v)))
-            .collect();
-        if !vars.contains_key("HOME")
-            && let Some(home) = std::env::var("HOME").ok().filter(|h| !h.is_empty())
-        {
-            vars.insert("HOME".into(), home);
-        }
-        HostEnv { vars }
-    }
-
-    /// The value of `name`.
-    pub(crate) fn get(&self, name: &str) -> Option<OsString> {
-        self.vars.get(name).map(OsString::from)
-    }
-}
-
-/// The caller's model settings (`$env.config.plugins.agent.model`), the
-/// environment's overrides and `agent model use`'s choice applied.
-pub(crate) fn caller_settings(
-    plugin: &AgentPlugin,
-    engine: &EngineInterface,
-    env: &HostEnv,
-    span: Span,
-) -> Result<ModelSettings, LabeledError> {
-    let mut settings = config_from_caller(engine, span)?.model;
-    settings.chosen = plugin.chosen_model();
-    Ok(settings.with_env(&|name| env.get(name)))
-}
-
 /// The model directories for these settings.
 pub(crate) fn model_dir(
     settings: &ModelSettings,
@@ -117,34 +72,47 @@ pub(crate) fn model_dir(
         .map_err(|e| model_error(e.to_string(), "no model directory", span))
 }
 
-/// A relative path is the caller's: `./m.gguf` or `m.gguf` in the caller's
-/// directory (when no model directory has a file of that name).
-pub(crate) fn in_caller_dir(
-    name: &str,
-    engine: &EngineInterface,
-    dir: &ModelDir,
-) -> Result<String, LabeledError> {
-    let given = Path::new(name);
-    if given.is_absolute() || name.starts_with('~') {
-        return Ok(name.to_string());
-    }
-    let has_dir = name.contains('/');
-    let gguf_name = name.to_ascii_lowercase().ends_with(".gguf");
-    if !has_dir && !gguf_name {
-        return Ok(name.to_string());
-    }
-    let in_dirs = !has_dir && dir.dirs().any(|d| d.join(name).is_file());
-    let here: PathBuf = caller_cwd(engine)?.join(given);
-    Ok(if !in_dirs && (has_dir || here.is_file()) {
-        here.display().to_string()
-    } else {
-        name.to_string()
-    })
-}
-
 /// An error of the model commands: `message`, with `label` at `span`.
 pub(crate) fn model_error(message: impl Into<String>, label: &str, span: Span) -> LabeledError {
     LabeledError::new(message)
         .with_code("nu_agent::model")
         .with_label(label, span)
+}
+
+/// The `agent model info` record of the model `name` means; an error at
+/// `name_span` when there is none.
+pub(crate) fn info_record(
+    settings: &ModelSettings,
+    env: &HostEnv,
+    name: &str,
+    chosen_because: &str,
+    name_span: Span,
+    span: Span,
+) -> Result<Value, LabeledError> {
+    let catalog = Catalog::builtin();
+    let dir = model_dir(settings, env, name_span)?;
+    let facts = describe(&dir, &catalog, name)
+        .map_err(|e| model_error(e.to_string(), "no such model", name_span))?;
+    let resident = ModelHost::global().resident();
+    let loaded = resident.as_ref().filter(|r| {
+        facts
+            .path
+            .as_deref()
+            .is_some_and(|p| is_resident(p, Some(r)))
+    });
+    let lookup = |n: &str| env.get(n);
+    let backend = settings_value(
+        settings,
+        &settings.local_model_name(&lookup, &catalog),
+        &settings.hub_url(&lookup),
+        span,
+    );
+    Ok(info_value(
+        &facts,
+        loaded,
+        &GpuReport::detect(),
+        backend,
+        Some(chosen_because),
+        span,
+    ))
 }

@@ -1,14 +1,14 @@
 //! `agent model info`: one model's facts, whether it is loaded, the GPUs,
 //! and the backend settings in effect.
 
-use agent_core::llm::{Catalog, GpuReport, ModelHost, ModelSettings, describe, is_resident};
+use agent_core::llm::Catalog;
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
-use nu_protocol::{Category, Example, LabeledError, Signature, Span, SyntaxShape, Type, Value};
+use nu_protocol::{Category, Example, LabeledError, Signature, SyntaxShape, Type, Value};
 
 use crate::{
     AgentPlugin,
-    commands::model::{HostEnv, caller_settings, in_caller_dir, model_dir, model_error},
-    model_report::{info_value, settings_value},
+    caller::{HostEnv, caller_settings, in_caller_dir},
+    commands::model::{info_record, model_dir},
 };
 
 /// `agent model info [name]`.
@@ -89,42 +89,4 @@ impl SimplePluginCommand for AgentModelInfo {
         };
         info_record(&settings, &env, &name, &chosen_because, span, call.head)
     }
-}
-
-/// The `agent model info` record of the model `name` means; an error at
-/// `name_span` when there is none.
-pub(crate) fn info_record(
-    settings: &ModelSettings,
-    env: &HostEnv,
-    name: &str,
-    chosen_because: &str,
-    name_span: Span,
-    span: Span,
-) -> Result<Value, LabeledError> {
-    let catalog = Catalog::builtin();
-    let dir = model_dir(settings, env, name_span)?;
-    let facts = describe(&dir, &catalog, name)
-        .map_err(|e| model_error(e.to_string(), "no such model", name_span))?;
-    let resident = ModelHost::global().resident();
-    let loaded = resident.as_ref().filter(|r| {
-        facts
-            .path
-            .as_deref()
-            .is_some_and(|p| is_resident(p, Some(r)))
-    });
-    let lookup = |n: &str| env.get(n);
-    let backend = settings_value(
-        settings,
-        &settings.local_model_name(&lookup, &catalog),
-        &settings.hub_url(&lookup),
-        span,
-    );
-    Ok(info_value(
-        &facts,
-        loaded,
-        &GpuReport::detect(),
-        backend,
-        Some(chosen_because),
-        span,
-    ))
 }

@@ -7,7 +7,8 @@ use nu_protocol::{Category, Example, LabeledError, Signature, Type, Value, recor
 
 use crate::{
     AgentPlugin,
-    commands::model::{HostEnv, caller_settings, model_dir},
+    caller::{HostEnv, caller_settings},
+    commands::model::model_dir,
     model_report::rows_value,
 };
 

@@ -11,7 +11,8 @@ use nu_protocol::{
 
 use crate::{
     AgentPlugin,
-    commands::model::{HostEnv, caller_settings, model_dir, model_error},
+    caller::{HostEnv, caller_settings},
+    commands::model::{model_dir, model_error},
     model_report::{PullProgress, pulled_value},
 };
 
@@ -124,11 +125,17 @@ impl SimplePluginCommand for AgentModelPull {
                     entry.name
                 )))
             }
-            Err(error) => Err(model_error(
-                format!("agent model pull {}: {error}", entry.name),
-                "the pull failed",
-                call.head,
-            )),
+            Err(error) => {
+                let failed = model_error(
+                    format!("agent model pull {}: {error}", entry.name),
+                    "the pull failed",
+                    call.head,
+                );
+                Err(match error.offline_hint() {
+                    Some(hint) => failed.with_help(hint),
+                    None => failed,
+                })
+            }
         }
     }
 }

@@ -7,10 +7,8 @@ use nu_protocol::{Category, Example, LabeledError, Signature, Spanned, SyntaxSha
 
 use crate::{
     AgentPlugin,
-    commands::{
-        model::{HostEnv, caller_settings, in_caller_dir, model_dir, model_error},
-        model_info::info_record,
-    },
+    caller::{HostEnv, caller_settings, in_caller_dir},
+    commands::model::{info_record, model_dir, model_error},
 };
 
 /// `agent model use <name|path>`.
@@ -106,8 +104,9 @@ impl SimplePluginCommand for AgentModelUse {
             )
         })?;
         plugin.choose_model(path.clone());
-        // The choice lives in this process: nu must not stop it when idle.
-        engine.set_gc_disabled(true)?;
+        // The choice lives in this process: nu must not stop it when idle,
+        // nor when the last background job ends.
+        plugin.background.hold(engine)?;
         info_record(
             &trial,
             &env,

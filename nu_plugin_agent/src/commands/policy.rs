@@ -3,16 +3,15 @@
 use std::path::PathBuf;
 
 use agent_core::policy::{
-    Policy,
-    sandbox::{self, LandlockSupport, Protections, SandboxMode, SeccompSupport},
+    PolicyReport,
+    sandbox::{self, SandboxMode},
 };
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{Category, Example, LabeledError, Record, Signature, Span, Type, Value};
 
 use crate::{
     AgentPlugin,
-    commands::run::sandbox_worker,
-    convert::{caller_cwd, config_from_caller},
+    caller::{caller_cwd, config_from_caller, sandbox_worker},
 };
 
 /// `agent policy`.
@@ -87,114 +86,61 @@ impl SimplePluginCommand for AgentPolicy {
         let enforced = config.policy.sandbox != SandboxMode::Off
             && protections.can_sandbox()
             && sandbox_worker().is_some();
-        Ok(policy_value(
-            &config.policy,
-            &writable,
-            &protections,
-            enforced,
-            call.head,
-        ))
+        let report = PolicyReport::new(&config.policy, &writable, &protections, enforced);
+        Ok(policy_value(&report, call.head))
     }
 }
 
-/// The policy as a record.
-fn policy_value(
-    policy: &Policy,
-    writable: &[PathBuf],
-    protections: &Protections,
-    sandbox_enforced: bool,
-    span: Span,
-) -> Value {
-    let strings = |items: &mut dyn Iterator<Item = &str>| {
-        Value::list(items.map(|s| Value::string(s, span)).collect(), span)
+/// The policy as a record: the keys of [`PolicyReport`].
+fn policy_value(report: &PolicyReport, span: Span) -> Value {
+    let strings = |items: &[String]| {
+        Value::list(items.iter().map(|s| Value::string(s, span)).collect(), span)
     };
     let mut record = Record::new();
-    record.push("mode", Value::string(policy.mode.as_str(), span));
-    record.push("sandbox", Value::string(policy.sandbox.as_str(), span));
-    record.push("sandbox_enforced", Value::bool(sandbox_enforced, span));
-    record.push("network", Value::bool(policy.network, span));
-    let (external_sandbox, external_sandbox_note) =
-        agent_core::policy::sandbox::external_sandbox_status(policy.external_sandbox);
-    record.push("external_sandbox", Value::bool(external_sandbox, span));
+    record.push("mode", Value::string(&report.mode, span));
+    record.push("sandbox", Value::string(&report.sandbox, span));
+    record.push(
+        "sandbox_enforced",
+        Value::bool(report.sandbox_enforced, span),
+    );
+    record.push("network", Value::bool(report.network, span));
+    record.push(
+        "external_sandbox",
+        Value::bool(report.external_sandbox, span),
+    );
     record.push(
         "external_sandbox_note",
-        Value::string(external_sandbox_note, span),
+        Value::string(&report.external_sandbox_note, span),
     );
-    let writable: Vec<String> = writable
-        .iter()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect();
-    record.push(
-        "writable",
-        strings(&mut writable.iter().map(String::as_str)),
-    );
-    record.push(
-        "protect",
-        strings(&mut policy.protect.iter().map(String::as_str)),
-    );
-    record.push(
-        "allow",
-        strings(&mut policy.allow.iter().map(|p| p.as_str())),
-    );
-    record.push(
-        "confirm",
-        strings(&mut policy.confirm.iter().map(|p| p.as_str())),
-    );
-    record.push(
-        "block",
-        strings(&mut policy.block.iter().map(|p| p.as_str())),
-    );
-    record.push("env", strings(&mut policy.env.iter().map(String::as_str)));
-    record.push("trash", Value::bool(policy.trash, span));
+    record.push("writable", strings(&report.writable));
+    record.push("protect", strings(&report.protect));
+    record.push("allow", strings(&report.allow));
+    record.push("confirm", strings(&report.confirm));
+    record.push("block", strings(&report.block));
+    record.push("env", strings(&report.env));
+    record.push("trash", Value::bool(report.trash, span));
     record.push(
         "password_ttl",
         Value::duration(
-            i64::try_from(policy.password_ttl.as_nanos()).unwrap_or(i64::MAX),
+            i64::try_from(report.password_ttl.as_nanos()).unwrap_or(i64::MAX),
             span,
         ),
     );
-    record.push("hook", Value::bool(policy.has_hook, span));
-    record.push(
-        "protections",
-        protections_value(protections, sandbox_enforced, external_sandbox, span),
-    );
-    Value::record(record, span)
-}
-
-/// `{landlock, seccomp, layers}`: what the kernel offers and the layers a
-/// run goes through.
-fn protections_value(
-    protections: &Protections,
-    sandbox_enforced: bool,
-    external_sandbox: bool,
-    span: Span,
-) -> Value {
-    let landlock = match &protections.landlock {
-        LandlockSupport::Abi(abi) => format!("ABI {abi}"),
-        LandlockSupport::Unavailable(why) => why.to_string(),
-    };
-    let mut layers = vec!["static check", "runtime guards"];
-    if sandbox_enforced {
-        layers.push("os sandbox");
-    }
-    if external_sandbox {
-        layers.push("per-external sandbox");
-    }
-    let mut record = Record::new();
-    record.push("landlock", Value::string(landlock, span));
-    record.push(
-        "seccomp",
-        Value::bool(
-            matches!(protections.seccomp, SeccompSupport::Available),
-            span,
-        ),
-    );
-    record.push(
+    record.push("hook", Value::bool(report.hook, span));
+    let mut protections = Record::new();
+    protections.push("landlock", Value::string(&report.landlock, span));
+    protections.push("seccomp", Value::bool(report.seccomp, span));
+    protections.push(
         "layers",
         Value::list(
-            layers.into_iter().map(|l| Value::string(l, span)).collect(),
+            report
+                .layers
+                .iter()
+                .map(|l| Value::string(*l, span))
+                .collect(),
             span,
         ),
     );
+    record.push("protections", Value::record(protections, span));
     Value::record(record, span)
 }

@@ -12,8 +12,8 @@ use nu_protocol::{
 
 use crate::{
     AgentPlugin,
-    commands::run::sandbox_worker,
-    convert::{caller_cwd, config_from_caller, rows_value},
+    caller::{caller_cwd, config_from_caller, sandbox_worker},
+    convert::rows_value,
 };
 
 /// `agent policy check "<pipeline>"`.
@@ -42,7 +42,7 @@ impl SimplePluginCommand for AgentPolicyCheck {
     }
 
     fn extra_description(&self) -> &str {
-        "One row per command the pipeline could run (closures and subexpressions included): command, category (read, write, delete, network, exec, privileged, process, unknown), the literal targets, the verdict (allow, confirm, block), why, and the rule that decided. The pipeline's verdict is the strictest row. A pipeline that does not parse is one row with the verdict `refuse` and the parser's message. The policy hook is not consulted; `agent run` asks it."
+        "One row per command the pipeline could run (closures and subexpressions included): the verdict (allow, confirm, block), category (read, write, delete, network, exec, privileged, process, unknown), command, why, the literal targets, and the rule that decided (in this order, so that a narrow terminal shows the verdict and why first). The pipeline's verdict is the strictest row. A pipeline that does not parse is one row with the verdict `refuse` and the parser's message. The policy hook is not consulted; `agent run` asks it."
     }
 
     fn search_terms(&self) -> Vec<&str> {
@@ -115,11 +115,11 @@ impl SimplePluginCommand for AgentPolicyCheck {
 /// An example row without targets.
 fn step(command: &str, category: &str, verdict: &str, reason: &str, rule: &str) -> Record {
     let mut record = Record::new();
-    record.push("command", Value::test_string(command));
-    record.push("category", Value::test_string(category));
-    record.push("targets", Value::test_list(Vec::new()));
     record.push("verdict", Value::test_string(verdict));
+    record.push("category", Value::test_string(category));
+    record.push("command", Value::test_string(command));
     record.push("reason", Value::test_string(reason));
+    record.push("targets", Value::test_list(Vec::new()));
     record.push("rule", Value::test_string(rule));
     record
 }

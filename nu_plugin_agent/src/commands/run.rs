@@ -1,15 +1,14 @@
 //! `agent run`: run a pipeline in the agent's embedded engine, under the
 //! user's policy.
 
-use std::{path::PathBuf, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
 use agent_core::{
     observe::{Budget, render_outcome},
     policy::{
-        Approver, BLOCKED_CODE, DENIED_CODE, Decision, NonInteractive, Pattern, PolicyHook,
-        PolicyShell, ShellOptions, Verdict,
+        Approver, BLOCKED_CODE, DENIED_CODE, Decision, NOBODY_TO_ASK_HELP, NonInteractive, Verdict,
     },
-    shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_bytes},
+    shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_bytes, humanize_duration},
 };
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{
@@ -20,8 +19,8 @@ use nu_protocol::{
 use crate::{
     AgentPlugin,
     approver::PromptApprover,
-    convert::{config_from_caller, diagnostic_error, located_error, respan, seed_from_caller},
-    hook::ClosureHook,
+    caller::{approve_patterns, caller_shell, config_from_caller, with_approval_flags},
+    convert::{located_error, respan},
 };
 
 /// Tokens of the `--observe` rendering.
@@ -39,7 +38,7 @@ impl SimplePluginCommand for AgentRun {
 
     fn signature(&self) -> Signature {
         with_approval_flags(Signature::build(self.name()))
-            .input_output_type(Type::Nothing, Type::Any)
+            .input_output_types(vec![(Type::Nothing, Type::Any), (Type::Any, Type::Any)])
             .required(
                 "pipeline",
                 SyntaxShape::String,
@@ -70,9 +69,9 @@ impl SimplePluginCommand for AgentRun {
     }
 
     fn extra_description(&self) -> &str {
-        "This is the engine the agent runs model-written pipelines in: externals get no terminal and run in their own process group, `print` is collected, Ctrl+C stops the pipeline and kills what it started. Only the caller's allowed environment variables pass (no LD_PRELOAD, no *_TOKEN).
+        "This is the engine the agent runs model-written pipelines in: externals get no terminal and run in their own process group, `print` (and an earlier statement's external output) goes to stderr, Ctrl+C stops the pipeline and kills what it started. Piped input is the pipeline's input. Only the caller's allowed environment variables pass (no LD_PRELOAD, no *_TOKEN).
 
-The pipeline is checked against $env.config.plugins.agent.policy first (see `agent policy check`): what is blocked never runs, and what needs confirmation is asked about once, on the terminal. Where nobody can be asked (scripts, `nu -c`) the answer is no, unless --yes or --approve approved it in advance. Side-effecting commands are checked again as they run, and in the sandboxed modes the pipeline runs in a Landlock + seccomp worker process."
+The pipeline is checked against $env.config.plugins.agent.policy first (see `agent policy check`): what is blocked never runs, and what needs confirmation is asked about once, on the terminal (a delete or write whose paths are only known when it runs is asked about then, per path). Where nobody can be asked (no terminal: cron, CI, a pipe) the answer is no, unless --yes or --approve approved it in advance; `a` (always) at the prompt lasts this nu session. Side-effecting commands are checked again as they run, and in the sandboxed modes the pipeline runs in a Landlock + seccomp worker process."
     }
 
     fn search_terms(&self) -> Vec<&str> {
@@ -87,6 +86,11 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
                 example: r#"agent run "[1 2 3] | math sum""#,
                 description: "Run a pipeline and get its value",
                 result: Some(Value::test_int(6)),
+            },
+            Example {
+                example: r#"[3 1 2] | agent run "sort | first""#,
+                description: "Piped input is the pipeline's input",
+                result: Some(Value::test_int(1)),
             },
             Example {
                 example: r#"agent run "ls | where size > 1mb" --timeout 10sec"#,
@@ -118,10 +122,10 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
 
     fn run(
         &self,
-        _plugin: &AgentPlugin,
+        plugin: &AgentPlugin,
         engine: &EngineInterface,
         call: &EvaluatedCall,
-        _input: &Value,
+        input: &Value,
     ) -> Result<Value, LabeledError> {
         let pipeline: Spanned<String> = call.req(0)?;
         let timeout: Option<Value> = call.get_flag("timeout")?;
@@ -145,7 +149,12 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             Some(prompt) => prompt.clone(),
             None => Arc::new(NonInteractive { yes, approve }),
         };
-        let mut shell = caller_shell(engine, &config, approver, call.head)?;
+        let mut shell = caller_shell(plugin, engine, &config, approver, call.head)?;
+        // Piped input is the pipeline's `$in` (`ls | agent run "length"`),
+        // its spans pointed away from the host's sources.
+        if !matches!(input, Value::Nothing { .. }) {
+            shell.set_input(respan(input.clone(), Span::unknown()));
+        }
 
         // Ctrl+C in the host cancels this run (and kills what it started).
         let cancel = CancelToken::new();
@@ -157,11 +166,31 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
         }))?;
 
         let ran = shell.run(&pipeline.item, &limits, &cancel);
+        plugin.hold_if_always(engine);
         let outcome = ran.outcome;
 
         if observe {
             let text = render_outcome(&outcome, &Budget::approx(OBSERVE_BUDGET));
             return Ok(Value::string(text, call.head));
+        }
+        // What `print` wrote goes to the terminal, as nu's own `print` does
+        // (on stderr: the value is the command's output).
+        for line in &outcome.printed {
+            eprintln!("{}", line.trim_end_matches('\n'));
+        }
+        // The time limit explains whatever failed when it struck (a killed
+        // external, an `each` cut short).
+        if let Some(StopReason::TimedOut(limit)) = &outcome.stopped {
+            return Err(LabeledError::new(format!(
+                "agent run stopped after the {} time limit",
+                humanize_duration(*limit)
+            ))
+            .with_code("nu_agent::run::timeout")
+            .with_label(
+                "stopped by the time limit; the processes it started were killed",
+                pipeline.span,
+            )
+            .with_help("raise it with --timeout"));
         }
         if let Some(diagnostic) = &outcome.error {
             let nobody = prompt.as_ref().is_some_and(|p| p.found_nobody());
@@ -244,105 +273,6 @@ fn max_output(call: &EvaluatedCall, configured: usize) -> Result<usize, LabeledE
         })
 }
 
-/// `--yes` and `--approve`: approving in advance what would ask.
-pub(crate) fn with_approval_flags(signature: Signature) -> Signature {
-    signature
-        .switch(
-            "yes",
-            "Approve every step that asks (never one that is blocked); nothing is asked.",
-            Some('y'),
-        )
-        .named(
-            "approve",
-            SyntaxShape::OneOf(vec![
-                SyntaxShape::String,
-                SyntaxShape::List(Box::new(SyntaxShape::String)),
-            ]),
-            "Approve steps matching these patterns, e.g. '^git push *'; others that ask are denied.",
-            None,
-        )
-}
-
-/// The `--approve` patterns, given as a list or repeated; a bad pattern is
-/// an error at the flag.
-pub(crate) fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, LabeledError> {
-    let mut patterns = Vec::new();
-    for (name, value) in &call.named {
-        if name.item != "approve" {
-            continue;
-        }
-        let values = match value {
-            Some(Value::List { vals, .. }) => vals.to_vec(),
-            Some(other) => vec![other.clone()],
-            None => Vec::new(),
-        };
-        for value in values {
-            let span = value.span();
-            let text = value.into_string().map_err(|e| {
-                LabeledError::new("--approve takes glob patterns").with_label(e.to_string(), span)
-            })?;
-            Pattern::new(&text).map_err(|e| {
-                LabeledError::new(format!("--approve: bad pattern `{text}`: {e}"))
-                    .with_code("nu_agent::run::bad_pattern")
-                    .with_label("not a valid pattern", span)
-                    .with_help("patterns match the whole command line: `*` is any run of characters, `?` one, `\\` escapes")
-            })?;
-            patterns.push(text);
-        }
-    }
-    Ok(patterns)
-}
-
-/// The binary the sandbox worker re-executes: this plugin binary, whose
-/// `main` serves as the worker when started with the worker argument.
-/// On Linux that is `/proc/self/exe`, the very file this process runs even
-/// after the plugin was rebuilt or upgraded on disk (the worker then speaks
-/// the same protocol, and a replaced file does not stop every run).
-/// Under a test harness the process is a test executable that cannot serve
-/// as the worker; then there is none, and the policy shell evaluates
-/// in-process (and asks about every write, as nothing is sandboxed).
-/// A policy shell in the caller's directory and environment, under the
-/// caller's policy and hook, asking `approver`, with the audit log and the
-/// sandbox worker every front end runs with.
-pub(crate) fn caller_shell(
-    engine: &EngineInterface,
-    config: &agent_core::config::AgentConfig,
-    approver: Arc<dyn Approver>,
-    span: Span,
-) -> Result<PolicyShell, LabeledError> {
-    let hook = config
-        .policy_hook
-        .as_ref()
-        .and_then(|value| ClosureHook::new(engine, value, span))
-        .map(|hook| Box::new(hook) as Box<dyn PolicyHook>);
-    let seed = seed_from_caller(engine)?;
-    let options = ShellOptions {
-        worker_exe: sandbox_worker(),
-        hook,
-        audit: PolicyShell::audit_log(&seed),
-        ..ShellOptions::default()
-    };
-    PolicyShell::new(config.policy.clone(), seed, approver, options)
-        .map_err(|d| diagnostic_error(&d, "cannot start the agent shell", span))
-}
-
-pub(crate) fn sandbox_worker() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let is_plugin = exe
-        .file_name()
-        .and_then(|name| name.to_str())
-        .is_some_and(|name| name.starts_with(env!("CARGO_PKG_NAME")));
-    if !is_plugin {
-        return None;
-    }
-    let this_file = PathBuf::from("/proc/self/exe");
-    if cfg!(target_os = "linux") && this_file.exists() {
-        Some(this_file)
-    } else {
-        Some(exe)
-    }
-}
-
 /// A policy's refusal (blocked, not approved, refused, the hook failed) as
 /// an error at the pipeline: the diagnostic's code and message, the
 /// deciding reasons as the label, and its help line.
@@ -400,7 +330,7 @@ fn policy_error(
     };
     let mut help = diagnostic.help.clone().unwrap_or_default();
     if code == DENIED_CODE && found_nobody {
-        help = "nobody could be asked (this nu is not interactive); approve in advance with --yes or --approve <pattern>".into();
+        help = NOBODY_TO_ASK_HELP.into();
     }
     let mut error = LabeledError::new(&diagnostic.message)
         .with_code(code)

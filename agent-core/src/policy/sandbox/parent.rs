@@ -545,6 +545,7 @@ mod tests {
             cwd: cwd.to_path_buf(),
             limits: Limits::default(),
             policy: serde_json::Value::Null,
+            input: None,
         };
         (start, run)
     }

@@ -55,6 +55,9 @@ pub struct WorkerRun {
     /// Handed unread to the engine's run hook (the steps the user
     /// approved for this pipeline).
     pub policy: serde_json::Value,
+    /// The pipeline's input (`$in`), if it has one.
+    #[serde(default)]
+    pub input: Option<nu_protocol::Value>,
 }
 
 /// Worker → parent.

@@ -148,6 +148,16 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
         Err(diagnostic) => return fail(diagnostic),
     };
     session.carry_out(start.outs);
+    // What this process prints on its own stdout (nu's warning about a
+    // file name that is not UTF-8, from `ls`) joins the run's printed
+    // output instead of `/dev/null`.
+    if let Some(stdout) = session.stdout_file() {
+        // SAFETY: dup2 of an open descriptor onto 1, which this process
+        // holds only as the standard stream (the protocol moved off it).
+        unsafe {
+            libc::dup2(stdout.as_raw_fd(), 1);
+        }
+    }
     loop {
         let command = match start.idle_timeout {
             Some(idle) => match commands.recv_timeout(idle) {
@@ -187,6 +197,9 @@ fn serve_run(
         return failed_outcome(session.cwd(), diagnostic, std::time::Duration::ZERO);
     }
     (built.before_run)(&run.source, &run.policy);
+    if let Some(input) = &run.input {
+        session.set_input(input.clone());
+    }
     session.run_cancellable(&run.source, &run.limits, &cancel)
 }
 

@@ -2,7 +2,7 @@
 //! stderr (the terminal), the answer on stdout.
 
 use std::{
-    io::{IsTerminal, Read, Write},
+    io::{IsTerminal, Write},
     process::ExitCode,
     sync::Arc,
 };
@@ -21,8 +21,6 @@ use agent_core::{
 };
 use nu_protocol::{Span, Value};
 
-/// Bytes of standard input read as context at most.
-const STDIN_LIMIT: u64 = 4 * 1024 * 1024;
 /// Tokens of that input shown to the model.
 const INPUT_TOKENS: usize = 2_000;
 
@@ -70,7 +68,7 @@ pub fn ask(
         .clone()
         .filter(|_| settings.backend == BackendKind::OpenAi)
         .unwrap_or_else(|| backend.name());
-    let input = piped_input();
+    let input = crate::common::piped_input();
     if args.request.trim().is_empty() && input.is_none() {
         eprintln!(
             "nu-agent: ask needs a request, e.g. nu-agent ask \"which files here are largest?\""
@@ -172,6 +170,7 @@ pub fn ask(
                 let document = serde_json::json!({
                     "answer": text,
                     "data": data,
+                    "failure": null,
                     "steps": agent.steps_taken(),
                     "conversation": agent.conversation_id(),
                 });
@@ -202,25 +201,32 @@ pub fn ask(
             if let Some(help) = failure.help(FrontEnd::Cli) {
                 eprintln!("help: {help}");
             }
+            if args.json {
+                print_unanswered(&mut stdout, &agent, &failure.to_string());
+            }
             ExitCode::from(1)
         }
         Ending::Cancelled => {
             eprintln!("nu-agent: interrupted; the conversation is saved (nu-agent ask --continue)");
+            if args.json {
+                print_unanswered(&mut stdout, &agent, "interrupted");
+            }
             ExitCode::from(130)
         }
     }
 }
 
-/// Standard input, when it is not a terminal and holds something.
-fn piped_input() -> Option<String> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    let _ = stdin.lock().take(STDIN_LIMIT).read_to_end(&mut bytes);
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    (!text.trim().is_empty()).then_some(text)
+/// `--json` for a run that ended without an answer: the same document,
+/// with no answer and why.
+fn print_unanswered(out: &mut impl Write, agent: &Agent, failure: &str) {
+    let document = serde_json::json!({
+        "answer": null,
+        "data": null,
+        "failure": failure,
+        "steps": agent.steps_taken(),
+        "conversation": agent.conversation_id(),
+    });
+    let _ = writeln!(out, "{document:#}");
 }
 
 /// Returned data: nu's table on a terminal, JSON with `--json` (or when

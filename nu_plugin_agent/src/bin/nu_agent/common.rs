@@ -43,6 +43,31 @@ pub fn approver(flags: &ApprovalFlags) -> Arc<dyn Approver> {
     })
 }
 
+/// Bytes of standard input read at most.
+const STDIN_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// Standard input, when it is not a terminal and holds something: the
+/// context of `ask`, the input of `run`.
+pub fn piped_input() -> Option<String> {
+    use std::io::Read;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    let _ = stdin.lock().take(STDIN_LIMIT).read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// Whether a step that asks is denied unasked: nothing approved in
+/// advance and no terminal to ask on.
+pub fn nobody_to_ask(flags: &ApprovalFlags) -> bool {
+    let approved_in_advance = flags.yes || !flags.approve.is_empty();
+    let terminal = std::io::stdin().is_terminal() && TerminalApprover::open().is_some();
+    !approved_in_advance && !terminal
+}
+
 /// This binary, to re-execute as the sandbox worker and launcher.
 /// `/proc/self/exe` still works when the file was replaced on disk (a
 /// rebuild) while this process runs.

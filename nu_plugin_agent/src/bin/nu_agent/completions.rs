@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::{Cli, CompletionShell};
+use crate::{Cli, CompletionShell, broken_pipe::write_stdout};
 
 impl From<CompletionShell> for clap_complete::Shell {
     fn from(shell: CompletionShell) -> clap_complete::Shell {
@@ -18,11 +18,18 @@ impl From<CompletionShell> for clap_complete::Shell {
 /// Write the script for `shell` on stdout.
 pub fn completions(shell: CompletionShell) -> ExitCode {
     let mut command = <Cli as clap::CommandFactory>::command();
+    let mut script = Vec::new();
     clap_complete::generate(
         clap_complete::Shell::from(shell),
         &mut command,
         "nu-agent",
-        &mut std::io::stdout(),
+        &mut script,
     );
-    ExitCode::SUCCESS
+    match write_stdout(&script) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("nu-agent: cannot write the completions: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -93,6 +93,9 @@ pub fn model(command: ModelCommand, settings: ModelSettings) -> ExitCode {
                 Ok(pulled) => (pulled_value(&pulled, span), json),
                 Err(error) => {
                     eprintln!("nu-agent: model pull {}: {error}", entry.name);
+                    if let Some(hint) = error.offline_hint() {
+                        eprintln!("nu-agent: {hint}");
+                    }
                     if matches!(error, PullError::Download(DownloadError::Cancelled { .. })) {
                         eprintln!(
                             "nu-agent: run `nu-agent model pull {}` again to resume",

@@ -6,7 +6,7 @@ use std::{path::PathBuf, process::ExitCode};
 
 use agent_core::{
     policy::{
-        Judge, Policy, check, facts_for,
+        Judge, Policy, PolicyReport, check, facts_for,
         sandbox::{self, SandboxMode},
     },
     shell::Engine,
@@ -55,34 +55,20 @@ pub fn policy_check(pipeline: &str, policy: Policy, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `nu-agent policy show`.
+/// `nu-agent policy show`: the keys of `agent policy`, as text or JSON.
 pub fn policy_show(policy: &Policy, json: bool) -> ExitCode {
     let protections = sandbox::probe();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let (external_sandbox, external_sandbox_note) =
-        sandbox::external_sandbox_status(policy.external_sandbox);
-    let value = serde_json::json!({
-        "mode": policy.mode,
-        "sandbox": policy.sandbox,
-        "sandbox_enforced": policy.sandbox != SandboxMode::Off && protections.can_sandbox(),
-        "network": policy.network,
-        "external_sandbox": external_sandbox,
-        "external_sandbox_note": external_sandbox_note,
-        "writable": policy.writable_roots(&cwd, home.as_deref()),
-        "protect": policy.protect,
-        "allow": policy.allow,
-        "confirm": policy.confirm,
-        "block": policy.block,
-        "env": policy.env,
-        "trash": policy.trash,
-        "password_ttl_secs": policy.password_ttl.as_secs(),
-        "protections": protections.to_string(),
-    });
+    let enforced = policy.sandbox != SandboxMode::Off
+        && protections.can_sandbox()
+        && crate::common::worker_exe().is_some();
+    let writable = policy.writable_roots(&cwd, home.as_deref());
+    let report = PolicyReport::new(policy, &writable, &protections, enforced);
     if json {
-        println!("{value}");
-    } else if let Ok(text) = serde_json::to_string_pretty(&value) {
-        println!("{text}");
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.to_text());
     }
     ExitCode::SUCCESS
 }

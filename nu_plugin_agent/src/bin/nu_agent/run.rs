@@ -7,7 +7,7 @@ use std::{io::Write, process::ExitCode};
 
 use agent_core::{
     observe::{Budget, render_outcome},
-    policy::{Layers, Policy, PolicyShell, ShellOptions},
+    policy::{DENIED_CODE, Layers, NOBODY_TO_ASK_HELP, Policy, PolicyShell, ShellOptions},
     shell::{Limits, SessionSeed, StopReason, humanize_bytes},
 };
 use nu_protocol::Value;
@@ -15,8 +15,8 @@ use nu_protocol::Value;
 use crate::{
     ApprovalFlags,
     common::{
-        EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TIMED_OUT, approver, cancel_on_ctrl_c,
-        render_for_terminal,
+        EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TIMED_OUT, approver, cancel_on_ctrl_c, nobody_to_ask,
+        piped_input, render_for_terminal,
     },
 };
 
@@ -57,6 +57,10 @@ pub fn run(
             return ExitCode::from(EXIT_FAILED);
         }
     };
+    // Piped stdin is the pipeline's input, as in `nu -c`.
+    if let Some(text) = piped_input() {
+        shell.set_input(Value::string(text, nu_protocol::Span::unknown()));
+    }
     let cancel = cancel_on_ctrl_c();
     let ran = shell.run(pipeline, limits, &cancel);
     let outcome = &ran.outcome;
@@ -71,8 +75,14 @@ pub fn run(
         );
         return exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code);
     }
+    for line in &outcome.printed {
+        eprintln!("{}", line.trim_end_matches('\n'));
+    }
     if let Some(diagnostic) = &outcome.error {
         eprintln!("{}", diagnostic.rendered);
+        if diagnostic.code.as_deref() == Some(DENIED_CODE) && nobody_to_ask(approval) {
+            eprintln!("nu-agent: {NOBODY_TO_ASK_HELP}");
+        }
     } else {
         let text = if output.json {
             session.pipe_value(outcome.value.clone(), "to json --indent 2")

@@ -6,7 +6,7 @@ use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{Category, Example, LabeledError, Record, Signature, SyntaxShape, Type, Value};
 
 use super::WHERE;
-use crate::{AgentPlugin, background::job_store, convert::config_from_caller};
+use crate::{AgentPlugin, background::job_store, caller::config_from_caller};
 
 pub struct AgentJobClean;
 

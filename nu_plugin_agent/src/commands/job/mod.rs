@@ -8,7 +8,7 @@ mod list;
 mod logs;
 mod result;
 mod run;
-pub(crate) mod spawn;
+mod spawn;
 mod status;
 mod wait;
 

@@ -9,9 +9,8 @@ use nu_protocol::{Category, Example, LabeledError, Signature, Spanned, SyntaxSha
 use super::WHERE;
 use crate::{
     AgentPlugin,
-    background::{job_approver, not_recorded, outcome_of_run},
-    commands::run::{approve_patterns, caller_shell, with_approval_flags},
-    convert::config_from_caller,
+    background::{job_approver, not_recorded, outcome_of_run, warn_if_nu_exits_soon},
+    caller::{approve_patterns, caller_shell, config_from_caller, with_approval_flags},
 };
 
 pub struct AgentJobRun;
@@ -67,7 +66,7 @@ impl SimplePluginCommand for AgentJobRun {
         let pipeline: Spanned<String> = call.req(0)?;
         let config = config_from_caller(engine, call.head)?;
         let (approver, late) = job_approver(call.has_flag("yes")?, approve_patterns(call)?);
-        let mut shell = caller_shell(engine, &config, approver, call.head)?;
+        let mut shell = caller_shell(plugin, engine, &config, approver, call.head)?;
         let limits = Limits::default().with_max_output_bytes(config.agent.max_output);
         let manager = plugin
             .background
@@ -90,6 +89,7 @@ impl SimplePluginCommand for AgentJobRun {
                 }),
             )
             .map_err(|e| not_recorded(e, call.head))?;
+        warn_if_nu_exits_soon(id);
         Ok(Value::int(id as i64, call.head))
     }
 }
