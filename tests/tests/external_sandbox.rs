@@ -394,6 +394,7 @@ fn a_read_reaches_no_network() {
         network: true,
         protected: Vec::new(),
         nested: false,
+        local_sockets: false,
     };
     let out = world.run_launched(&spec, &argv);
     assert!(
@@ -422,6 +423,7 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
         network: false,
         protected: Vec::new(),
         nested: false,
+        local_sockets: false,
     };
     let sh = |script: &str| -> Output {
         let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
@@ -441,6 +443,7 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
         network: false,
         protected: Vec::new(),
         nested: false,
+        local_sockets: false,
     };
     let argv: Vec<String> = ["sh", "-c", "echo x > build/a.txt && echo x > src/b.txt"]
         .iter()
@@ -463,6 +466,7 @@ fn git_internals_stay_read_only_inside_a_writable_workspace() {
         network: false,
         protected: vec![ws.join(".git")],
         nested: false,
+        local_sockets: false,
     };
     let sh = |script: &str| -> Output {
         let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
@@ -559,6 +563,7 @@ fn the_launcher_refuses_to_run_what_it_cannot_sandbox() {
         network: false,
         protected: Vec::new(),
         nested: false,
+        local_sockets: false,
     };
     let argv: Vec<String> = ["touch", "MARK"].iter().map(|s| s.to_string()).collect();
     let out = world.run_launched(&spec, &argv);
@@ -594,8 +599,272 @@ fn policy_show_says_whether_externals_are_sandboxed() {
             .unwrap_or("")
             .starts_with("on")
     );
+    // Each protection a launched read gets on this kernel is named.
+    let lines = on["read_launch"].to_string();
+    for named in ["landlock ABI", "chmod", "unix socket", "capabilities"] {
+        assert!(lines.contains(named), "{named} missing from {lines}");
+    }
     let config = world.tmp.join("off.nuon");
     std::fs::write(&config, "{ policy: { external_sandbox: false } }\n").expect("config");
     let off = show(Some(&config));
     assert_eq!(off["external_sandbox"], false, "{off}");
+    assert_eq!(off["read_launch"], serde_json::json!([]), "{off}");
+}
+
+/// What a read must never change about a file, besides its content: mode,
+/// owner, modification time, extended attributes and `chattr` flags.
+fn file_state(path: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).expect("metadata");
+    let mut names = vec![0u8; 4096];
+    let c_path = std::ffi::CString::new(path.to_string_lossy().as_bytes()).expect("path");
+    // SAFETY: `c_path` is NUL-terminated and `names` has the given length.
+    let len = unsafe { libc::listxattr(c_path.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
+    names.truncate(usize::try_from(len).unwrap_or(0));
+    let flags = Command::new("lsattr")
+        .arg("-d")
+        .arg(path)
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default();
+    format!(
+        "mode {:o} owner {}:{} mtime {}.{} xattrs {:?} flags {flags}",
+        meta.mode(),
+        meta.uid(),
+        meta.gid(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        String::from_utf8_lossy(&names),
+    )
+}
+
+fn owned(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[test]
+fn a_read_changes_no_metadata_under_the_read_only_launcher() {
+    let xattr = "import os; os.setxattr('notes.md', 'user.mark', b'1')";
+    let unxattr = "import os; os.removexattr('notes.md', 'user.keep')";
+    let forms: &[(&str, Vec<String>)] = &[
+        ("chmod", owned(&["chmod", "0777", "notes.md"])),
+        (
+            "chmod through a directory",
+            owned(&["chmod", "-R", "go-rwx", "."]),
+        ),
+        ("chown", owned(&["chown", "1234:1234", "notes.md"])),
+        (
+            "touch -d",
+            owned(&["touch", "-m", "-d", "2001-01-01", "notes.md"]),
+        ),
+        (
+            "touch (now)",
+            owned(&["sh", "-c", "sleep 0.01; touch notes.md"]),
+        ),
+        ("setxattr", owned(&["python3", "-c", xattr])),
+        ("removexattr", owned(&["python3", "-c", unxattr])),
+        ("chattr +a", owned(&["chattr", "+a", "notes.md"])),
+    ];
+    let mut failures = Vec::new();
+    for (name, argv) in forms {
+        let prepare = |world: &World| {
+            let file = world.fixture.workspace.join("notes.md");
+            let out = world.run_plain(&owned(&[
+                "python3",
+                "-c",
+                "import os; os.setxattr('notes.md', 'user.keep', b'1')",
+            ]));
+            assert!(out.status.success(), "cannot set an xattr to test with");
+            file
+        };
+        let plain = World::new();
+        let file = prepare(&plain);
+        let before = file_state(&file);
+        let out = plain.run_plain(argv);
+        let after = file_state(&file);
+        // Undo what must not outlive the test (an append-only file cannot
+        // be removed).
+        let _ = Command::new("chattr").arg("-a").arg(&file).status();
+        if before == after && (is_root() || !matches!(*name, "chown" | "chattr +a")) {
+            failures.push(format!(
+                "{name}: changed nothing even without the sandbox (exit {:?}, {})",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let world = World::new();
+        let file = prepare(&world);
+        let before = file_state(&file);
+        let out = world.run_launched(&ExecSpec::read_only(), argv);
+        let after = file_state(&file);
+        let _ = Command::new("chattr").arg("-a").arg(&file).status();
+        if before != after {
+            failures.push(format!(
+                "{name}: changed {before} to {after} under the launcher"
+            ));
+        }
+        if out.status.success() && !name.starts_with("chmod through") {
+            failures.push(format!("{name}: reported success under the launcher"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A local daemon (a tmux server, D-Bus, `docker.sock`) runs whatever a
+/// client tells it: a read reaches none, by path or abstract name.
+#[test]
+fn a_read_reaches_no_unix_socket_but_a_daemon_reader_does() {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+    let world = World::new();
+    let path = world.fixture.workspace.join("daemon.sock");
+    let listener = UnixListener::bind(&path).expect("listen");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let name = format!("nu-agent-test-{}", std::process::id());
+    let abstract_listener =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).expect("name"))
+            .expect("abstract listen");
+    abstract_listener
+        .set_nonblocking(true)
+        .expect("nonblocking");
+    let connect = |address: &str| {
+        owned(&[
+            "python3",
+            "-c",
+            &format!(
+                "import socket; s = socket.socket(socket.AF_UNIX); s.connect({address}); s.send(b'run-shell x')"
+            ),
+        ])
+    };
+    let by_path = connect(&format!("'{}'", path.display()));
+    let by_name = connect(&format!("'\\0{name}'"));
+    for argv in [&by_path, &by_name] {
+        let out = world.run_launched(&ExecSpec::read_only(), argv);
+        assert!(!out.status.success(), "connected from a read: {argv:?}");
+    }
+    // The same spec with the network on still has no local daemons.
+    let mut spec = ExecSpec::read_only();
+    spec.network = true;
+    assert!(!world.run_launched(&spec, &by_path).status.success());
+    assert!(listener.accept().is_err(), "the listener got a connection");
+    assert!(
+        abstract_listener.accept().is_err(),
+        "the abstract listener got a connection"
+    );
+    // A program allowed local daemons connects (the test can fail).
+    let mut spec = ExecSpec::read_only();
+    spec.local_sockets = true;
+    let out = world.run_launched(&spec, &by_path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(
+        listener.accept().is_ok(),
+        "no connection with local sockets allowed"
+    );
+}
+
+/// As root, a read cannot reconfigure the machine: no netlink write (an
+/// interface's alias), no namespace, no mount, no key.
+#[test]
+fn a_read_as_root_changes_no_network_namespace_or_key() {
+    let world = World::new();
+    let alias = || std::fs::read_to_string("/sys/class/net/lo/ifalias").unwrap_or_default();
+    let set_alias = owned(&["ip", "link", "set", "dev", "lo", "alias", "nu-agent-mark"]);
+    let add_key = "import ctypes, sys; libc = ctypes.CDLL(None); \
+         nr = {'x86_64': 248, 'aarch64': 217}[__import__('platform').machine()]; \
+         sys.exit(0 if libc.syscall(nr, b'user', b'nu-agent', b'x', 1, -3) >= 0 else 1)";
+    let forms = [
+        ("netlink write", set_alias.clone()),
+        ("unshare -m", owned(&["unshare", "-m", "true"])),
+        ("unshare -U", owned(&["unshare", "-U", "true"])),
+        ("add_key", owned(&["python3", "-c", add_key])),
+    ];
+    let mut failures = Vec::new();
+    for (name, argv) in &forms {
+        let before = alias();
+        let plain = world.run_plain(argv);
+        let changed = alias() != before;
+        if *name == "netlink write" {
+            let _ = Command::new("ip")
+                .args(["link", "set", "dev", "lo", "alias", before.trim()])
+                .status();
+            if is_root() && !changed {
+                failures.push(format!("{name}: changed nothing without the sandbox"));
+            }
+        } else if !plain.status.success() && is_root() {
+            failures.push(format!(
+                "{name}: failed without the sandbox: {}",
+                String::from_utf8_lossy(&plain.stderr).trim()
+            ));
+        }
+        let before = alias();
+        let out = world.run_launched(&ExecSpec::read_only(), argv);
+        if alias() != before {
+            let _ = Command::new("ip")
+                .args(["link", "set", "dev", "lo", "alias", before.trim()])
+                .status();
+            failures.push(format!("{name}: changed the network under the launcher"));
+        }
+        if out.status.success() {
+            failures.push(format!("{name}: succeeded under the launcher"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The reads that ask a daemon still work through the whole stack where
+/// the daemon exists (their launch keeps unix sockets); where it does not,
+/// the case says so and is skipped.
+#[test]
+fn daemon_reads_still_work_where_the_daemon_exists() {
+    let mut ran = 0;
+    for argv in [
+        &["systemctl", "status", "--no-pager"][..],
+        &["journalctl", "-n", "5", "--no-pager"],
+        &["docker", "ps"],
+        &["timedatectl", "status"],
+    ] {
+        let world = World::new();
+        if !installed(argv[0]) {
+            println!("skipped {argv:?}: not installed");
+            continue;
+        }
+        let plain = world.run_plain(&owned(argv));
+        if !plain.status.success() {
+            println!(
+                "skipped {argv:?}: fails without the agent too (no daemon here): {}",
+                String::from_utf8_lossy(&plain.stderr).trim()
+            );
+            continue;
+        }
+        let pipeline = format!("^{}", argv.join(" "));
+        let out = world
+            .command(workspace_binary("nu-agent"))
+            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
+            .args(["run", &pipeline])
+            .output()
+            .expect("nu-agent run");
+        assert!(
+            out.status.success(),
+            "{pipeline} failed through the agent: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    println!("{ran} daemon reads ran");
 }

@@ -933,7 +933,11 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
         return None;
     }
     if steps.iter().all(|s| s.category == Category::Read) {
-        return Some(ExecSpec::read_only());
+        let mut spec = ExecSpec::read_only();
+        spec.local_sockets = steps
+            .iter()
+            .any(|s| externals::reads_through_a_daemon(&s.name));
+        return Some(spec);
     }
     let network = policy.network || steps.iter().any(|s| s.category == Category::Network);
     let writes_known = |s: &Step| {
@@ -984,6 +988,7 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
         network,
         protected,
         nested: false,
+        local_sockets: unknown_effect || network,
     })
 }
 
@@ -1105,6 +1110,10 @@ mod tests {
         // A read: nothing writable, no network.
         let read = step("^cat", Category::Read, &[(Access::Read, "notes.md")]);
         assert_eq!(spec(&[read]), Some(ExecSpec::read_only()));
+        // A read that asks a daemon keeps unix sockets, and nothing else.
+        let docker = step("^docker", Category::Read, &[]);
+        let got = spec(&[docker]).expect("a spec");
+        assert!(got.local_sockets && got.is_read_only(), "{got:?}");
 
         // An approved write: its targets (the nearest existing directory
         // of a new file), with `.git` kept read-only.
@@ -1116,6 +1125,8 @@ mod tests {
         let got = spec(&[write]).expect("a spec");
         assert_eq!(got.writable, vec![ws.join("build")]);
         assert!(!got.network);
+        // A write with known targets reaches no daemon.
+        assert!(!got.local_sockets);
         let write_root = step("^sh", Category::Write, &[(Access::Write, "new.txt")]);
         let got = spec(&[write_root]).expect("a spec");
         assert_eq!(got.writable, vec![ws.clone()]);
@@ -1124,7 +1135,10 @@ mod tests {
         // A program of unknown effect: the mode's roots; a write whose
         // targets are unknown too.
         let make = step("^make", Category::Exec, &[]);
-        assert_eq!(spec(&[make]).expect("a spec").writable, vec![ws.clone()]);
+        let got = spec(&[make]).expect("a spec");
+        assert_eq!(got.writable, vec![ws.clone()]);
+        // An approved program of unknown effect may talk to daemons.
+        assert!(got.local_sockets);
         let commit = step("^git", Category::Write, &[]);
         let got = spec(&[commit]).expect("a spec");
         assert_eq!(got.writable, vec![ws.clone()]);

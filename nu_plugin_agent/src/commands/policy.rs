@@ -36,7 +36,7 @@ impl SimplePluginCommand for AgentPolicy {
     }
 
     fn extra_description(&self) -> &str {
-        "The policy comes from $env.config.plugins.agent.policy (defaults where a key is missing); an invalid one is an error naming the key. `writable` is the list of roots for the current directory. `protections` says what this machine enforces: the Landlock ABI (or why it is missing), whether seccomp filters work, and the enforcement layers a run goes through."
+        "The policy comes from $env.config.plugins.agent.policy (defaults where a key is missing); an invalid one is an error naming the key. `writable` is the list of roots for the current directory. `protections` says what this machine enforces: the Landlock ABI (or why it is missing), whether seccomp filters work, the enforcement layers a run goes through, and what a launched read is kept from on this kernel (`read_launch`)."
     }
 
     fn search_terms(&self) -> Vec<&str> {
@@ -193,6 +193,22 @@ fn protections_value(
         "layers",
         Value::list(
             layers.into_iter().map(|l| Value::string(l, span)).collect(),
+            span,
+        ),
+    );
+    // What a launched read is kept from, on this kernel.
+    let read_launch = if external_sandbox {
+        protections.read_launch()
+    } else {
+        Vec::new()
+    };
+    record.push(
+        "read_launch",
+        Value::list(
+            read_launch
+                .into_iter()
+                .map(|l| Value::string(l, span))
+                .collect(),
             span,
         ),
     );

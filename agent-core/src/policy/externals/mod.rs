@@ -853,6 +853,27 @@ fn render(program: &str, args: &[Arg]) -> String {
     out
 }
 
+/// Programs whose read-only forms ask a local daemon over its socket
+/// (`systemctl status`, `docker ps`): their read launch may open
+/// `AF_UNIX` sockets; every other read may not.
+const READS_THROUGH_A_DAEMON: &[&str] = &[
+    "systemctl",
+    "docker",
+    "podman",
+    "timedatectl",
+    "hostnamectl",
+    "localectl",
+    "loginctl",
+    "nmcli",
+    "snap",
+];
+
+/// Whether the program (`^docker` or `docker`) reads by asking a local
+/// daemon, see [`READS_THROUGH_A_DAEMON`].
+pub fn reads_through_a_daemon(program: &str) -> bool {
+    READS_THROUGH_A_DAEMON.contains(&base_name(program.trim_start_matches('^')))
+}
+
 /// `text` as one shell word: as is when plain, else in single quotes.
 pub fn quote(text: &str) -> String {
     let plain = !text.is_empty()

@@ -78,6 +78,7 @@ pub fn policy_show(policy: &Policy, json: bool) -> ExitCode {
         "trash": policy.trash,
         "password_ttl_secs": policy.password_ttl.as_secs(),
         "protections": protections.to_string(),
+        "read_launch": if external_sandbox { protections.read_launch() } else { Vec::new() },
     });
     if json {
         println!("{value}");
