@@ -1849,6 +1849,14 @@ const MAN: Options = Options::gnu(
 
 /// man options that run a program or write files.
 const MAN_REFUSED: &[(&str, &str)] = &[
+    (
+        "-C",
+        "reads a man-db configuration, which names the programs man runs",
+    ),
+    (
+        "--config-file",
+        "reads a man-db configuration, which names the programs man runs",
+    ),
     ("-P", "runs the given pager"),
     ("--pager", "runs the given pager"),
     ("-H", "runs a browser"),
@@ -1876,7 +1884,7 @@ fn man(call: &mut Call<'_>) {
     if let Some((option, why)) = MAN_REFUSED.iter().find(|(o, _)| parsed.has(o)) {
         return call.not_read_only(Category::Exec, format!("`{option}` {why}"));
     }
-    let mut read = values(&parsed, &["-C", "--config-file"]);
+    let mut read = Vec::new();
     if parsed.has("-l") || parsed.has("--local-file") {
         read.extend(parsed.operands());
     }
@@ -1907,7 +1915,15 @@ const WHATIS: Options = Options::gnu(
 );
 
 fn whatis(call: &mut Call<'_>) {
-    query(call, &WHATIS);
+    let Some(parsed) = query(call, &WHATIS) else {
+        return;
+    };
+    if parsed.has("-C") || parsed.has("--config-file") {
+        call.not_read_only(
+            Category::Exec,
+            "`-C` reads a man-db configuration the workspace may have written",
+        );
+    }
 }
 
 /// GNU info: `-o/--output` writes the nodes to a file, `--dribble` records
@@ -2261,7 +2277,6 @@ mod tests {
         "man -a printf",
         "man -K foo",
         "man -l notes.md",
-        "man --config-file=man.conf ls",
         "whatis ls",
         "apropos -s 1 copy",
         "info coreutils",
@@ -2401,6 +2416,13 @@ mod tests {
         "stty sane",
         "stty cols 80",
         "man -P 'touch x' ls",
+        "man -C man.conf ls",
+        "man -Cman.conf -l x.1",
+        "man --config-file=man.conf ls",
+        "man --config man.conf ls",
+        "man -aC man.conf ls",
+        "apropos -C man.conf ls",
+        "whatis --config-file man.conf ls",
         "man --pager='touch x' ls",
         "man --pag=cat ls",
         "man -H ls",
