@@ -862,8 +862,10 @@ impl Guard {
         // configuration or code.
         let start_env = self.rails.start_env();
         for name in stack.get_env_var_names(engine_state) {
+            // PATH has its own rule below (where the program resolves).
             if !crate::shell::redirects_configuration(&name)
                 || super::code_injection_variable(&name)
+                || name.eq_ignore_ascii_case("PATH")
             {
                 continue;
             }
