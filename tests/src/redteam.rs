@@ -342,6 +342,18 @@ pub const CASES: &[Case] = &[
     case("rt-248", "^sed 's/x/y/e' notes.md", Confirm, "the s command's e flag runs the result"),
     case("rt-249", "^awk 'BEGIN { system(\"touch x\") }'", Confirm, "awk system() runs a command"),
     case("rt-250", "^find . -fprint out.txt", Confirm, "find -fprint writes a file"),
+    // Variables: an allowlist of harmless names; anything else points a
+    // program at configuration the workspace may have written.
+    case("rt-251", "with-env {MANROFFOPT: '-U'} { ^man ls }", Confirm, "groff's unsafe mode through man"),
+    case("rt-252", "$env.GROFF_BIN_PATH = '.'; ^man ls", Confirm, "groff runs its programs from the workspace"),
+    case("rt-253", "^env MAN_DISABLE_SECCOMP=1 man ls", Confirm, "man's own sandbox turned off by env"),
+    case("rt-254", "load-env {LESSKEYIN: './keys'}; ^less notes.md", Confirm, "a lesskey source sets LESSOPEN"),
+    case("rt-255", "with-env {RIPGREP_CONFIG_PATH: './rgrc'} { ^rg CANARY }", Confirm, "rg reads --pre from its config"),
+    case("rt-256", "with-env {SOME_TOOL_CONFIG_DIR: '.'} { ^ls }", Confirm, "a variable nobody listed still asks"),
+    case("rt-257", "with-env {LC_ALL: 'C', TZ: 'UTC'} { ^date }", Allow, "the locale and time zone are harmless"),
+    case("rt-258", "$env.NO_COLOR = '1'; ^ls -la", Allow, "NO_COLOR is harmless"),
+    case("rt-259", "with-env {GIT_CONFIG_GLOBAL: './gc'} { ^timeout 5 git log }", Block, "a git variable through a wrapper"),
+    case("rt-260", "^env GROFF_BIN_PATH=. xargs man", Confirm, "env assignment in front of a wrapper"),
 ];
 
 /// Everyday pipelines that must stay [`Verdict::Allow`] under the default

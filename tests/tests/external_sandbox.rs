@@ -280,6 +280,17 @@ impl World {
         if let Some(path) = std::env::var_os("PATH") {
             command.env("PATH", path);
         }
+        // rustup and cargo find their toolchains where the user keeps them.
+        if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+            for (name, dir) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
+                let value = std::env::var_os(name)
+                    .map(PathBuf::from)
+                    .unwrap_or(home.join(dir));
+                if value.is_dir() {
+                    command.env(name, value);
+                }
+            }
+        }
         command
     }
 
@@ -867,4 +878,152 @@ fn daemon_reads_still_work_where_the_daemon_exists() {
         ran += 1;
     }
     println!("{ran} daemon reads ran");
+}
+
+/// Reads that obey configuration the workspace wrote, each pointed at a
+/// payload that changes metadata, talks to a daemon's socket and (as
+/// root) reconfigures the network. Run as they are, the payload runs (a
+/// marker file appears: the test can fail); through the read-only launch
+/// a misjudged form would get, it changes nothing of that.
+#[test]
+fn workspace_configured_reads_change_nothing_under_the_read_only_launcher() {
+    let empty_tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+    let forms: &[(&str, &[&str])] = &[
+        ("man -C", &["man", "-C", "man.conf", "-l", "x.1"]),
+        (
+            "zip -T -TT",
+            &["zip", "-T", "-TT", "{ws}/payload.sh", "x.zip"],
+        ),
+        (
+            "git diff in a bare-layout directory",
+            &["git", "-C", "x.git", "diff", empty_tree, "HEAD"],
+        ),
+        (
+            "cargo tree with a rustc-wrapper",
+            &["cargo", "tree", "--offline"],
+        ),
+        ("rustup toolchain path", &["rustc", "--version"]),
+    ];
+    let mut failures = Vec::new();
+    for (name, argv) in forms {
+        if !installed(argv[0]) {
+            println!("skipped {name}: {} is not installed", argv[0]);
+            continue;
+        }
+        let plain = configured_world(name);
+        let ws = plain.fixture.workspace.clone();
+        let argv: Vec<String> = argv
+            .iter()
+            .map(|a| a.replace("{ws}", &ws.to_string_lossy()))
+            .collect();
+        let out = plain.run_plain(&argv);
+        if !ws.join("MARK").exists() {
+            failures.push(format!(
+                "{name}: the payload did not run even without the sandbox: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let _ = Command::new("chattr")
+            .arg("-a")
+            .arg(ws.join("notes.md"))
+            .status();
+        let _ = Command::new("ip")
+            .args(["link", "set", "dev", "lo", "alias", ""])
+            .status();
+
+        let world = configured_world(name);
+        let ws = world.fixture.workspace.clone();
+        let argv: Vec<String> = argv
+            .iter()
+            .map(|a| {
+                a.replace(
+                    &plain.fixture.workspace.to_string_lossy().into_owned(),
+                    &ws.to_string_lossy(),
+                )
+            })
+            .collect();
+        let listener =
+            std::os::unix::net::UnixListener::bind(ws.join("daemon.sock")).expect("listen");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let alias = std::fs::read_to_string("/sys/class/net/lo/ifalias").unwrap_or_default();
+        let before = file_state(&ws.join("notes.md"));
+        world.run_launched(&ExecSpec::read_only(), &argv);
+        let after = file_state(&ws.join("notes.md"));
+        if before != after {
+            failures.push(format!("{name}: changed {before} to {after}"));
+        }
+        if ws.join("MARK").exists() {
+            failures.push(format!("{name}: wrote its marker"));
+        }
+        if listener.accept().is_ok() {
+            failures.push(format!("{name}: reached the unix socket"));
+        }
+        if std::fs::read_to_string("/sys/class/net/lo/ifalias").unwrap_or_default() != alias {
+            let _ = Command::new("ip")
+                .args(["link", "set", "dev", "lo", "alias", alias.trim()])
+                .status();
+            failures.push(format!("{name}: changed the network"));
+        }
+        let _ = Command::new("chattr")
+            .arg("-a")
+            .arg(ws.join("notes.md"))
+            .status();
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A fixture whose workspace configures the reads of
+/// [`workspace_configured_reads_change_nothing_under_the_read_only_launcher`]
+/// to run `payload.sh` (the rustup form's toolchain file only for it:
+/// it would redirect cargo too).
+fn configured_world(form: &str) -> World {
+    use std::os::unix::fs::PermissionsExt;
+    let world = World::new();
+    let ws = world.fixture.workspace.clone();
+    let w = ws.to_string_lossy().into_owned();
+    let connect =
+        format!("import socket; s = socket.socket(socket.AF_UNIX); s.connect('{w}/daemon.sock')");
+    let payload = format!(
+        "#!/bin/sh\ntouch {w}/MARK\nchmod 0777 {w}/notes.md\ntouch -m -d 2001-01-01 {w}/notes.md\n\
+         chattr +a {w}/notes.md\npython3 -c \"{connect}\"\n\
+         ip link set dev lo alias nu-agent-mark\necho rustc 9.9.9\nexit 0\n"
+    );
+    let executable = |path: &Path, text: &str| {
+        std::fs::write(path, text).expect("write");
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    };
+    executable(&ws.join("payload.sh"), &payload);
+    std::fs::write(
+        ws.join("man.conf"),
+        format!("DEFINE nroff {w}/payload.sh\n"),
+    )
+    .expect("conf");
+    std::fs::write(ws.join("x.1"), ".TH X 1\n.SH NAME\nx \\- y\n").expect("page");
+    let zip = world.run_plain(&owned(&["zip", "-q", "x.zip", "notes.md"]));
+    assert!(zip.status.success() || !installed("zip"));
+    let bare = world.run_plain(&owned(&["git", "clone", "-q", "--bare", ".", "x.git"]));
+    assert!(
+        bare.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bare.stderr)
+    );
+    let mut config = std::fs::read_to_string(ws.join("x.git/config")).expect("config");
+    config.push_str(&format!("[diff]\n\texternal = {w}/payload.sh\n"));
+    std::fs::write(ws.join("x.git/config"), config).expect("config");
+    std::fs::create_dir_all(ws.join(".cargo")).expect(".cargo");
+    std::fs::write(
+        ws.join(".cargo/config.toml"),
+        format!("[build]\nrustc-wrapper = \"{w}/payload.sh\"\n"),
+    )
+    .expect("cargo config");
+    if form.starts_with("rustup") {
+        std::fs::create_dir_all(ws.join("tc/bin")).expect("toolchain");
+        executable(&ws.join("tc/bin/rustc"), &payload);
+        std::fs::write(
+            ws.join("rust-toolchain.toml"),
+            format!("[toolchain]\npath = \"{w}/tc\"\n"),
+        )
+        .expect("toolchain file");
+    }
+    world
 }
