@@ -371,6 +371,11 @@ impl Judge<'_> {
                 "script",
             ),
             Access::Host => {}
+            Access::Repository => {
+                if let Some(why) = self.facts.foreign_repository(value) {
+                    raise(row, Verdict::Confirm, &why, "repository configuration");
+                }
+            }
         }
     }
 }

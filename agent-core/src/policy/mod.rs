@@ -23,6 +23,7 @@ mod guard;
 mod paths;
 mod pattern;
 mod plan;
+mod repository;
 mod rules;
 pub mod sandbox;
 pub mod shell_words;

@@ -186,6 +186,9 @@ pub enum ReadJudgement {
 pub struct PathFacts {
     home: Option<PathBuf>,
     cwd: PathBuf,
+    /// The git directory of the session's own repository (where it
+    /// started), see [`super::repository`].
+    repository: Option<PathBuf>,
     writable: Vec<PathBuf>,
     protected: Vec<(PathBuf, String)>,
 }
@@ -203,8 +206,10 @@ impl PathFacts {
         protect: &[String],
         config_dirs: &[PathBuf],
     ) -> PathFacts {
+        let repository = super::repository::git_dir_of(&cwd).map(|(dir, _)| dir);
         let mut facts = PathFacts {
             home: home.clone(),
+            repository,
             cwd,
             writable: Vec::new(),
             protected: Vec::new(),
@@ -298,6 +303,12 @@ impl PathFacts {
     /// The session's working directory.
     pub fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// Why git run in `raw` obeys another repository's configuration than
+    /// the session's own; `None` when it does not.
+    pub fn foreign_repository(&self, raw: &str) -> Option<String> {
+        super::repository::foreign_repository(&self.resolve(raw), self.repository.as_deref())
     }
 
     /// A copy of these facts for another working directory.

@@ -17,6 +17,9 @@ pub enum Access {
     Send,
     /// A script file the step runs.
     Run,
+    /// The directory a program runs in whose repository configuration it
+    /// obeys (`git -C DIR`, or `.`).
+    Repository,
 }
 
 /// A path or host a step touches, as written (or as evaluated at runtime).

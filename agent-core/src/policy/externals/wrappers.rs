@@ -203,7 +203,35 @@ fn xargs(call: &mut Call<'_>) {
         .filter_map(|(_, value)| value.cloned())
         .collect();
     call.read(&files);
-    let mut operands: Vec<Arg> = parsed.operands().cloned().collect();
+    // `-I R` / `-i[R]` / `--replace[=R]`: each argument holding R is
+    // input, only known when it runs (`xargs -I{} git -C {} log`).
+    let replace: Vec<String> = parsed
+        .opts()
+        .filter(|(name, _)| matches!(*name, "-I" | "-i" | "--replace"))
+        .map(|(_, value)| {
+            value
+                .map(|v| v.text().to_string())
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| "{}".into())
+        })
+        .collect();
+    let mut operands: Vec<Arg> = parsed
+        .operands()
+        .enumerate()
+        .map(|(i, arg)| match arg {
+            // An assignment (`NAME=R`) keeps its name, which is judged.
+            Arg::Literal(text)
+                if i > 0
+                    && replace.iter().any(|r| {
+                        text.find(r.as_str())
+                            .is_some_and(|at| !text[..at].contains('='))
+                    }) =>
+            {
+                Arg::Dynamic(format!("<xargs input in {text}>"))
+            }
+            other => other.clone(),
+        })
+        .collect();
     if operands.is_empty() {
         operands.push(Arg::Literal("echo".into()));
     }
