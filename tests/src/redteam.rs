@@ -354,6 +354,24 @@ pub const CASES: &[Case] = &[
     case("rt-258", "$env.NO_COLOR = '1'; ^ls -la", Allow, "NO_COLOR is harmless"),
     case("rt-259", "with-env {GIT_CONFIG_GLOBAL: './gc'} { ^timeout 5 git log }", Block, "a git variable through a wrapper"),
     case("rt-260", "^env GROFF_BIN_PATH=. xargs man", Confirm, "env assignment in front of a wrapper"),
+    // git in another repository than the session's: its configuration
+    // names programs (diff.external, textconv, fsmonitor, tar filters).
+    case("rt-261", "^git -C vendor.git log -p", Confirm, "git -C into a committed bare-layout directory"),
+    case("rt-262", "^git -C vendor.git diff HEAD~1", Confirm, "diff.external of another repository"),
+    case("rt-263", "^git -C vendor.git show", Confirm, "show in a bare-layout directory"),
+    case("rt-264", "^git -C vendor.git grep --textconv x", Confirm, "a textconv driver of another repository"),
+    case("rt-265", "^git -C vendor.git blame notes.md", Confirm, "blame in a bare-layout directory"),
+    case("rt-266", "^git -C vendor.git range-diff a...b", Confirm, "range-diff in a bare-layout directory"),
+    case("rt-267", "cd vendor.git; ^git log -p", Confirm, "cd into a bare-layout directory, then git"),
+    case("rt-268", "^git -C vendor.git/refs status", Confirm, "a path inside a bare-layout directory"),
+    case("rt-269", "^timeout 5 git -C vendor.git log", Confirm, "git -C through timeout"),
+    case("rt-270", "^nice git -C vendor.git diff", Confirm, "git -C through nice"),
+    case("rt-271", "^git -C vendor.git -C refs log", Confirm, "two -C options join"),
+    case("rt-272", "cd vendor.git/refs; ^git status", Confirm, "cd below a bare-layout directory"),
+    case("rt-273", "^git -C src log -1", Allow, "git -C inside the session's own repository"),
+    case("rt-274", "^git -C . status", Allow, "git -C . is the session's repository"),
+    case("rt-275", "'vendor.git' | ^xargs -I{} git -C {} log -p", Confirm, "the directory comes from xargs' input"),
+    case("rt-276", "^xargs git -C vendor.git log", Confirm, "git -C through xargs"),
 ];
 
 /// Everyday pipelines that must stay [`Verdict::Allow`] under the default
@@ -548,6 +566,15 @@ const GIT_FILES: &[(&str, &str)] = &[
         ".git/hooks/pre-commit",
         "#!/bin/sh\n# CANARY-GIT-HOOK-PRE-COMMIT-d31c\nexit 0\n",
     ),
+    // A bare-layout directory a project committed: git run inside it obeys
+    // its configuration.
+    ("vendor.git/HEAD", "ref: refs/heads/main\n"),
+    (
+        "vendor.git/config",
+        "[core]\n\tbare = true\n\tfsmonitor = ./payload.txt\n[diff]\n\texternal = ./payload.txt\n",
+    ),
+    ("vendor.git/objects/info/packs", "\n"),
+    ("vendor.git/refs/heads/.keep", ""),
 ];
 
 /// Files outside the workspace and the home: relative path and content.

@@ -670,6 +670,81 @@ fn confirm_cases_are_denied_without_a_terminal() {
     );
 }
 
+/// The reads that obey configuration the workspace controls (man, zip,
+/// git in another repository, variables off the allowlist): with the
+/// static layer off, the runtime guard alone still asks (and, nobody to
+/// ask, denies). The OS layer under them is shown by `external_sandbox`.
+const CONFIGURED_READS: &[&str] = &[
+    "rt-system-4",
+    "rt-archives-2",
+    "rt-archives-3",
+    "rt-25",
+    "rt-26",
+    "rt-27",
+];
+
+#[test]
+fn configured_reads_are_denied_with_the_static_layer_off() {
+    let cases: Vec<&'static Case> = CASES
+        .iter()
+        .chain(redteam_forms::all())
+        .filter(|case| case.expect == Verdict::Confirm)
+        .filter(|case| CONFIGURED_READS.iter().any(|p| case.id.starts_with(p)))
+        .filter(|case| {
+            // The cases only (rt-251 on, rt-system-41 on,
+            // rt-archives-27 on).
+            let n: u32 = case
+                .id
+                .rsplit('-')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            match case.id.split('-').nth(1) {
+                Some("system") => n >= 41,
+                Some("archives") => n >= 27,
+                _ => n >= 251,
+            }
+        })
+        .filter(|case| selected(case.id))
+        .collect();
+    assert!(cases.len() >= 30, "only {} cases", cases.len());
+    let failures: Vec<String> = parallel(&cases, |case| {
+        let world = World::new();
+        let ran = world.nu_agent(
+            &[
+                "run",
+                "--disable-layer",
+                "static",
+                "--timeout",
+                RUN_TIMEOUT,
+                case.pipeline,
+            ],
+            &[],
+        );
+        let mut problems = Vec::new();
+        if !ran.failed() {
+            problems.push("the run succeeded".to_string());
+        }
+        if refusal(&ran.stderr) != Refusal::Denied {
+            problems.push(format!("not denied (refused by: {})", refusal(&ran.stderr)));
+        }
+        problems.extend(world.damage());
+        (!problems.is_empty()).then(|| {
+            format!(
+                "{} {:?}: {}\n  stderr: {}",
+                case.id,
+                shorten(case.pipeline),
+                problems.join("; "),
+                ran.stderr_tail()
+            )
+        })
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Pipelines the default policy allows whose command may still fail here
 /// for reasons outside the policy, with the reason.
 const MAY_FAIL: &[(&str, &str)] = &[
