@@ -372,7 +372,15 @@ impl Judge<'_> {
             ),
             Access::Host => {}
             Access::Repository => {
-                if let Some(why) = self.facts.foreign_repository(value) {
+                let program = step.name.trim_start_matches('^');
+                let program = program.rsplit('/').next().unwrap_or(program);
+                let why = if super::repository::RUSTUP_PROXIES.contains(&program) {
+                    self.facts
+                        .rust_project_configuration(value, program == "cargo")
+                } else {
+                    self.facts.foreign_repository(value)
+                };
+                if let Some(why) = why {
                     raise(row, Verdict::Confirm, &why, "repository configuration");
                 }
             }

@@ -311,6 +311,21 @@ impl PathFacts {
         super::repository::foreign_repository(&self.resolve(raw), self.repository.as_deref())
     }
 
+    /// Why a rustup proxy (`cargo`, `rustc`, `rustup`) started in `raw`
+    /// runs a toolchain the project names by path, or cargo there loads
+    /// the project's `.cargo/config.toml`; `None` when neither.
+    pub fn rust_project_configuration(&self, raw: &str, cargo: bool) -> Option<String> {
+        let dir = self.resolve(raw);
+        super::repository::toolchain_override(&dir).or_else(|| {
+            let cargo_home = std::env::var_os("CARGO_HOME")
+                .map(PathBuf::from)
+                .or_else(|| self.home.as_ref().map(|h| h.join(".cargo")));
+            cargo
+                .then(|| super::repository::cargo_configuration(&dir, cargo_home.as_deref()))
+                .flatten()
+        })
+    }
+
     /// A copy of these facts for another working directory.
     pub fn with_cwd(&self, cwd: PathBuf) -> PathFacts {
         PathFacts {

@@ -1,4 +1,5 @@
-//! Which repository's configuration git obeys where it runs.
+//! Which repository's configuration git obeys where it runs, and which
+//! toolchain a rustup proxy (`cargo`, `rustc`, `rustup`) runs there.
 //!
 //! A repository's configuration names programs git runs for a read
 //! (`diff.external`, textconv drivers, `core.fsmonitor`,
@@ -61,6 +62,64 @@ pub fn foreign_repository(dir: &Path, session: Option<&Path>) -> Option<String> 
     ))
 }
 
+/// The programs rustup puts on PATH as proxies: each runs the toolchain
+/// the nearest `rust-toolchain.toml` names, even for `--version`.
+pub const RUSTUP_PROXIES: &[&str] = &["cargo", "rustc", "rustdoc", "rustup"];
+
+/// Why a rustup proxy started in `dir` would run a toolchain the project
+/// points at by path (`[toolchain] path = "..."` in the nearest
+/// `rust-toolchain.toml` or `rust-toolchain`): that directory's `rustc`
+/// is any program. A channel name is the user's own toolchain.
+pub fn toolchain_override(dir: &Path) -> Option<String> {
+    let start = dir.canonicalize().ok()?;
+    for d in start.ancestors() {
+        for name in ["rust-toolchain.toml", "rust-toolchain"] {
+            let file = d.join(name);
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let names_a_path = text.lines().any(|line| {
+                let line = line.trim();
+                line.strip_prefix("path")
+                    .is_some_and(|rest| rest.trim_start().starts_with('='))
+            });
+            // rustup stops at the nearest file.
+            return names_a_path.then(|| {
+                format!(
+                    "{} names a toolchain by path, whose programs rustup would run",
+                    file.display()
+                )
+            });
+        }
+    }
+    None
+}
+
+/// Why cargo started in `dir` loads configuration the project wrote: a
+/// `.cargo/config.toml` (or `.cargo/config`) in `dir` or above it, other
+/// than the user's own in `cargo_home`. It can name a `rustc-wrapper` or
+/// `rustc` that `cargo tree` and `cargo metadata` run.
+pub fn cargo_configuration(dir: &Path, cargo_home: Option<&Path>) -> Option<String> {
+    let start = dir.canonicalize().ok()?;
+    let own = cargo_home.and_then(|h| h.canonicalize().ok());
+    for d in start.ancestors() {
+        let cargo_dir = d.join(".cargo");
+        if own.as_deref() == Some(cargo_dir.as_path()) {
+            continue;
+        }
+        for name in ["config.toml", "config"] {
+            let file = cargo_dir.join(name);
+            if file.is_file() {
+                return Some(format!(
+                    "cargo loads {}, which can name a program for it to run (a rustc-wrapper)",
+                    file.display()
+                ));
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +151,31 @@ mod tests {
         std::fs::create_dir_all(ws.join("src/vendor/.git")).unwrap();
         let why = foreign_repository(&ws.join("src/vendor"), own).expect("foreign");
         assert!(why.contains("another repository"), "{why}");
+        // A toolchain by path asks; a channel does not.
+        assert_eq!(toolchain_override(&ws.join("src")), None);
+        std::fs::write(
+            ws.join("rust-toolchain.toml"),
+            "[toolchain]\nchannel = \"1.90\"\n",
+        )
+        .unwrap();
+        assert_eq!(toolchain_override(&ws.join("src")), None);
+        std::fs::write(
+            ws.join("rust-toolchain.toml"),
+            "[toolchain]\npath = \"./tc\"\n",
+        )
+        .unwrap();
+        let why = toolchain_override(&ws.join("src")).expect("a path");
+        assert!(why.contains("rust-toolchain.toml"), "{why}");
+        // The project's cargo configuration asks; the user's own does not.
+        assert_eq!(cargo_configuration(&ws.join("src"), None), None);
+        std::fs::create_dir_all(ws.join(".cargo")).unwrap();
+        std::fs::write(ws.join(".cargo/config.toml"), "[build]\n").unwrap();
+        let why = cargo_configuration(&ws.join("src"), None).expect("project config");
+        assert!(why.contains(".cargo/config.toml"), "{why}");
+        assert_eq!(
+            cargo_configuration(&ws.join("src"), Some(&ws.join(".cargo"))),
+            None
+        );
         // Not a repository: nothing to obey.
         let outside = tempfile::tempdir().unwrap();
         assert_eq!(foreign_repository(outside.path(), own), None);

@@ -17,8 +17,9 @@ pub enum Access {
     Send,
     /// A script file the step runs.
     Run,
-    /// The directory a program runs in whose repository configuration it
-    /// obeys (`git -C DIR`, or `.`).
+    /// The directory a program runs in whose project configuration it
+    /// obeys: git's repository (`git -C DIR`, or `.`), the toolchain file
+    /// a rustup proxy follows.
     Repository,
 }
 
