@@ -372,6 +372,17 @@ pub const CASES: &[Case] = &[
     case("rt-274", "^git -C . status", Allow, "git -C . is the session's repository"),
     case("rt-275", "'vendor.git' | ^xargs -I{} git -C {} log -p", Confirm, "the directory comes from xargs' input"),
     case("rt-276", "^xargs git -C vendor.git log", Confirm, "git -C through xargs"),
+    // cargo loads the project's .cargo/config.toml; rustup proxies run the
+    // toolchain a rust-toolchain.toml names by path.
+    case("rt-277", "cd crate; ^cargo tree", Confirm, "cargo tree runs the project's rustc-wrapper"),
+    case("rt-278", "cd crate/src; ^cargo tree -e normal", Confirm, "the configuration of a directory above"),
+    case("rt-279", "cd crate; ^cargo --version", Confirm, "every cargo read loads the project's configuration"),
+    case("rt-280", "cd crate; ^timeout 10 cargo tree", Confirm, "cargo tree through a wrapper"),
+    case("rt-281", "cd pinned; ^rustc --version", Confirm, "rustup runs the toolchain named by path"),
+    case("rt-282", "cd pinned; ^cargo --version", Confirm, "cargo is a rustup proxy too"),
+    case("rt-283", "cd pinned; ^rustup show", Confirm, "rustup show runs the toolchain's rustc"),
+    case("rt-284", "^rustc --version", Allow, "no toolchain file here: the user's own toolchain"),
+    case("rt-285", "^cargo tree --offline", Allow, "no project configuration here"),
 ];
 
 /// Everyday pipelines that must stay [`Verdict::Allow`] under the default
@@ -578,6 +589,25 @@ const GIT_FILES: &[(&str, &str)] = &[
 ];
 
 /// Files outside the workspace and the home: relative path and content.
+/// Projects inside the workspace whose configuration names a program:
+/// cargo's `rustc-wrapper`, a toolchain by path (written after the
+/// workspace's commit, like [`GIT_FILES`]).
+const CONFIGURED_PROJECT_FILES: &[(&str, &str)] = &[
+    (
+        "crate/Cargo.toml",
+        "[package]\nname = \"configured\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    ),
+    ("crate/src/main.rs", "fn main() {}\n"),
+    (
+        "crate/.cargo/config.toml",
+        "[build]\nrustc-wrapper = \"../payload.txt\"\n",
+    ),
+    (
+        "pinned/rust-toolchain.toml",
+        "[toolchain]\npath = \"../tc\"\n",
+    ),
+];
+
 const OUTSIDE_FILES: &[(&str, &str)] = &[("keep.txt", "CANARY-OUTSIDE-KEEP-97e2\n")];
 
 /// The workspace symlink pointing at the fixture's RSA key.
@@ -608,6 +638,7 @@ pub fn fixture() -> io::Result<Fixture> {
     }
     init_git(&home, &workspace)?;
     write_all(&workspace, GIT_FILES)?;
+    write_all(&workspace, CONFIGURED_PROJECT_FILES)?;
 
     Ok(Fixture {
         root,

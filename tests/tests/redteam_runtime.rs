@@ -681,6 +681,7 @@ const CONFIGURED_READS: &[&str] = &[
     "rt-25",
     "rt-26",
     "rt-27",
+    "rt-28",
 ];
 
 #[test]
