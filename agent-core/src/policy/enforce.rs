@@ -646,6 +646,21 @@ impl PolicyShell {
                 approved_steps = confirm.iter().map(|(s, _)| (*s).clone()).collect();
             }
         }
+        // A sensitive read that goes ahead taints the conversation.
+        if let Some((step, _)) = plan
+            .steps
+            .iter()
+            .zip(&decision.rows)
+            .find(|(_, r)| r.rule == "sensitive path" && r.verdict <= Verdict::Confirm)
+        {
+            let what = step
+                .targets
+                .iter()
+                .find(|t| matches!(t.access, super::Access::Read | super::Access::Send))
+                .map(|t| t.value.clone())
+                .unwrap_or_else(|| step.command.clone());
+            self.rails.note_secret_read(&what);
+        }
         let mut notice = None;
         let outcome = if self.sandboxed() {
             let (mut outcome, restarted) =

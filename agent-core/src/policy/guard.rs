@@ -50,6 +50,9 @@ pub struct Guardrails {
     /// The values the session started with of the variables that point
     /// programs at other configuration (`HOME`, `GIT_*`, `*PAGER`...).
     start_env: Mutex<Vec<(String, String)>>,
+    /// The first secret this conversation read (see
+    /// [`Guardrails::note_secret_read`]).
+    secret_read: Mutex<Option<String>>,
 }
 
 /// What the current run was approved for.
@@ -100,6 +103,7 @@ impl Guardrails {
             password: Mutex::new(None),
             launcher: Mutex::new(None),
             start_env: Mutex::new(Vec::new()),
+            secret_read: Mutex::new(None),
         })
     }
 
@@ -150,16 +154,24 @@ impl Guardrails {
         self.sandbox_enforced
     }
 
-    /// Judge with the session's "always" rules.
+    /// Judge with the session's "always" rules and what it read.
     pub fn with_judge<T>(&self, facts: &PathFacts, f: impl FnOnce(&Judge) -> T) -> T {
         let session = lock(&self.session_allow).clone();
+        let secret_read = lock(&self.secret_read).clone();
         let judge = Judge {
             policy: &self.policy,
             facts,
             sandbox_enforced: self.sandbox_enforced,
             session_allow: &session,
+            secret_read: secret_read.as_deref(),
         };
         f(&judge)
+    }
+
+    /// Remember that the conversation read a secret (`what`, e.g.
+    /// `~/.ssh/id_rsa`): every later network step asks, naming the first.
+    pub fn note_secret_read(&self, what: &str) {
+        lock(&self.secret_read).get_or_insert_with(|| what.to_string());
     }
 
     /// Allow `command` for the rest of the session ("always").

@@ -395,6 +395,16 @@ fn classify_into(program: &str, args: &[Arg], depth: usize, plan: &mut ExternalP
             depth,
         };
         judge(&mut call);
+        // `rg PATTERN`, `find`, `du`: with no path named they read the
+        // working directory's tree, which the judge must see.
+        if call.step.category == Category::Read
+            && matches!(name, "rg" | "ag" | "find" | "du" | "fd" | "fdfind")
+            && !call.step.targets.iter().any(|t| t.access == Access::Read)
+        {
+            call.step
+                .targets
+                .push(super::Target::new(Access::Read, "."));
+        }
         plan.steps.push(call.step);
         plan.steps.append(&mut call.nested.steps);
         plan.nested_nu.append(&mut call.nested.nested_nu);

@@ -1218,8 +1218,31 @@ const GETENT: Options = Options::gnu(
     ],
 );
 
+/// The databases getent answers by resolving names: through DNS (or a
+/// resolver daemon) a look-up of `<data>.example.com` sends data out.
+const GETENT_RESOLVERS: &[&str] = &["hosts", "ahosts", "ahostsv4", "ahostsv6", "networks"];
+
 fn getent(call: &mut Call<'_>) {
-    query(call, &GETENT);
+    let Some(parsed) = query(call, &GETENT) else {
+        return;
+    };
+    let mut operands = parsed.operands();
+    let database = operands.next().map(|a| a.text().to_string());
+    if database
+        .as_deref()
+        .is_some_and(|db| GETENT_RESOLVERS.contains(&db))
+    {
+        let keys: Vec<String> = operands.map(|a| a.text().to_string()).collect();
+        call.not_read_only(
+            Category::Network,
+            "`getent hosts` resolves names through DNS, which can carry data out",
+        );
+        for key in keys {
+            call.step
+                .targets
+                .push(crate::policy::Target::new(crate::policy::Access::Host, key));
+        }
+    }
 }
 
 /// locale: names of categories and keywords.
@@ -2192,7 +2215,6 @@ mod tests {
         "dmesg --level=err,warn -H",
         "dmesg -w",
         "getent passwd root",
-        "getent hosts localhost",
         "locale",
         "locale -a",
         "localectl",
@@ -2416,6 +2438,9 @@ mod tests {
         "stty sane",
         "stty cols 80",
         "man -P 'touch x' ls",
+        "getent hosts localhost",
+        "getent ahosts data.example.com",
+        "getent -s dns hosts x.example",
         "man -C man.conf ls",
         "man -Cman.conf -l x.1",
         "man --config-file=man.conf ls",
