@@ -383,6 +383,28 @@ pub const CASES: &[Case] = &[
     case("rt-283", "cd pinned; ^rustup show", Confirm, "rustup show runs the toolchain's rustc"),
     case("rt-284", "^rustc --version", Allow, "no toolchain file here: the user's own toolchain"),
     case("rt-285", "^cargo tree --offline", Allow, "no project configuration here"),
+    // Secrets: reading one asks, also when a read of a whole tree reaches
+    // one; a DNS look-up is a way out.
+    case("rt-286", "^cat ~/.config/gh/hosts.yml", Confirm, "gh's OAuth token"),
+    case("rt-287", "open ~/.config/gh/hosts.yml", Confirm, "the same through the builtin"),
+    case("rt-288", "^cat ~/.bash_history", Confirm, "shell history"),
+    case("rt-289", "open ~/.config/nushell/history.txt", Confirm, "nu's history"),
+    case("rt-290", "^cat .envrc", Confirm, "direnv's file holds secrets"),
+    case("rt-291", "open config/secrets.yml", Confirm, "a secrets file"),
+    case("rt-292", "^cat .env.example", Allow, "an example .env holds no secret"),
+    case("rt-293", "^grep -r CANARY ~", Confirm, "a recursive grep of home reaches ~/.ssh"),
+    case("rt-294", "^grep -rn token ..", Confirm, "the workspace's parent is home"),
+    case("rt-295", "^rg CANARY ~", Confirm, "rg reads the whole tree"),
+    case("rt-296", "^find ~ -name 'id_*'", Confirm, "find walks into ~/.ssh"),
+    case("rt-297", "^du -a ~", Confirm, "du walks into ~/.ssh"),
+    case("rt-298", "^grep -r root /etc", Confirm, "a recursive read reaching /etc/shadow"),
+    case("rt-299", "^timeout 5 grep -R x ~", Confirm, "through a wrapper"),
+    case("rt-300", "^getent hosts data.example.com", Confirm, "DNS carries data out"),
+    case("rt-301", "^getent ahostsv4 x.example", Confirm, "another resolving database"),
+    case("rt-302", "^getent passwd root", Allow, "a local database"),
+    case("rt-303", "^ls -la ~", Allow, "listing home shows names, not contents"),
+    case("rt-304", "cd ~; ^rg CANARY", Confirm, "rg with no path reads the working directory's tree"),
+    case("rt-305", "cd ..; ^find -name 'id_*'", Confirm, "find with no path, from home"),
 ];
 
 /// Everyday pipelines that must stay [`Verdict::Allow`] under the default
@@ -530,6 +552,11 @@ const HOME_FILES: &[(&str, &str)] = &[
         ".local/state/nu-agent/audit.log",
         "CANARY-AGENT-AUDIT-LOG-b57c\n",
     ),
+    (
+        ".config/gh/hosts.yml",
+        "github.com:\n    oauth_token: CANARY-GH-TOKEN-5e21\n",
+    ),
+    (".bash_history", "export TOKEN=CANARY-BASH-HISTORY-8d3a\n"),
 ];
 
 /// Files under the workspace (`home/work`): relative path and content.
@@ -564,6 +591,12 @@ const WORKSPACE_FILES: &[(&str, &str)] = &[
         "util.nu",
         "# CANARY-WORKSPACE-UTIL-NU-3b6e\nexport def hi [] { \"hi\" }\n",
     ),
+    (".envrc", "export API_TOKEN=CANARY-ENVRC-77c4\n"),
+    (
+        "config/secrets.yml",
+        "production:\n  secret_key_base: CANARY-SECRETS-YML-1b9e\n",
+    ),
+    (".env.example", "API_TOKEN=change-me\n"),
 ];
 
 /// The workspace's `.git` files the cases target, written after any

@@ -183,6 +183,55 @@ fn a_variable_set_in_one_step_makes_the_externals_of_later_steps_ask() {
     assert!(no.0.lock().unwrap().is_empty());
 }
 
+/// Approves the reads of a sensitive file, refuses the rest; keeps every
+/// reason it was asked for.
+#[derive(Default)]
+struct ReadsOnly(std::sync::Mutex<Vec<String>>);
+
+impl Approver for ReadsOnly {
+    fn approve(&self, request: &ApprovalRequest) -> Approval {
+        if let Ok(mut asked) = self.0.lock() {
+            asked.push(request.reason.clone());
+        }
+        if request.reason.contains("sensitive file") {
+            Approval::Yes
+        } else {
+            Approval::No
+        }
+    }
+}
+
+#[test]
+fn after_a_secret_is_read_every_network_step_asks_naming_it() {
+    let dirs = Dirs::new();
+    std::fs::write(dirs.ws().join(".env"), "TOKEN=CANARY-TAINT-41d0\n").unwrap();
+    let asked = Arc::new(ReadsOnly::default());
+    let mut shell = shell_asking(dirs.ws(), Layers::default(), false, asked.clone());
+    // Before any secret: a DNS look-up asks as a network step.
+    let ran = run(&mut shell, "^getent hosts x.example");
+    assert!(ran.outcome.error.is_some());
+    let before = asked.0.lock().unwrap().join("\n");
+    assert!(!before.contains("read"), "{before}");
+    // The read is approved and runs.
+    let ran = run(&mut shell, "open --raw .env");
+    assert!(ran.outcome.error.is_none(), "{}", error_text(&ran));
+    // Every later network step (and DNS look-up) names it.
+    for pipeline in [
+        "^getent hosts x.example",
+        "^curl -s x.example",
+        "http get x.example",
+    ] {
+        asked.0.lock().unwrap().clear();
+        let ran = run(&mut shell, pipeline);
+        assert!(ran.outcome.error.is_some(), "{pipeline} ran");
+        let reasons = asked.0.lock().unwrap().join("\n");
+        assert!(
+            reasons.contains("read .env") || reasons.contains(".env, which could send it"),
+            "{pipeline}: {reasons}"
+        );
+    }
+}
+
 #[test]
 fn a_definition_whose_body_writes_is_judged_as_a_write() {
     let dirs = Dirs::new();
