@@ -1027,3 +1027,37 @@ fn configured_world(form: &str) -> World {
     }
     world
 }
+
+/// A run that trashes nothing leaves no trash behind; one that deletes
+/// still moves the file to the trash.
+#[test]
+fn no_trash_appears_unless_something_is_trashed() {
+    let world = World::new();
+    let trash = world.fixture.home.join(".local/share/Trash");
+    let run = |pipeline: &str| {
+        world
+            .command(workspace_binary("nu-agent"))
+            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
+            .args(["run", "--yes", pipeline])
+            .output()
+            .expect("nu-agent run")
+    };
+    for pipeline in ["ls", "^ls", "open --raw notes.md | lines | length"] {
+        let out = run(pipeline);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!trash.exists(), "{pipeline} made {}", trash.display());
+    }
+    std::fs::write(world.fixture.workspace.join("junk.txt"), "x").expect("junk");
+    let out = run("rm junk.txt");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!world.fixture.workspace.join("junk.txt").exists());
+    assert!(trash.join("files/junk.txt").exists(), "not in the trash");
+}

@@ -661,10 +661,15 @@ impl PolicyShell {
                 .unwrap_or_else(|| step.command.clone());
             self.rails.note_secret_read(&what);
         }
+        // Only a pipeline that deletes may need the trash made.
+        let deletes = plan
+            .steps
+            .iter()
+            .any(|s| s.category == super::Category::Delete);
         let mut notice = None;
         let outcome = if self.sandboxed() {
             let (mut outcome, restarted) =
-                self.run_in_worker(pipeline, &approved_steps, limits, cancel);
+                self.run_in_worker(pipeline, &approved_steps, deletes, limits, cancel);
             notice = restarted;
             if self.promoted.is_none() {
                 outcome.index = self.worker_outs.len();
@@ -694,6 +699,7 @@ impl PolicyShell {
         &mut self,
         pipeline: &str,
         approved: &[Step],
+        deletes: bool,
         limits: &Limits,
         cancel: &CancelToken,
     ) -> (Outcome, Option<String>) {
@@ -708,10 +714,10 @@ impl PolicyShell {
             .unwrap_or_default(),
         };
         let exe = self.worker_exe.clone().unwrap_or_default();
-        let wanted = self.sandbox_for(&cwd, approved);
+        let wanted = self.sandbox_for(&cwd, approved, deletes);
         let base = match &self.worker {
             Some((_, spec)) => spec.clone(),
-            None => self.sandbox_for(&cwd, &[]),
+            None => self.sandbox_for(&cwd, &[], false),
         };
         let covered = base.covers(&wanted);
         if self.worker_per_step || !covered {
@@ -729,7 +735,7 @@ impl PolicyShell {
                 self.forget_declarations();
             }
             // A new worker gets the conversation's sandbox at this cwd.
-            let spec = self.sandbox_for(&cwd, &[]);
+            let spec = self.sandbox_for(&cwd, &[], false);
             let start = self.worker_start(spec.clone(), carried_outs(&self.worker_outs));
             match sandbox::SessionWorker::start(&exe, &start) {
                 Ok(worker) => self.worker = Some((worker, spec)),
@@ -828,14 +834,16 @@ impl PolicyShell {
     /// The sandbox for a step in `cwd` with `approved` steps: the
     /// conversation's roots, widened by approved writes outside them and an
     /// approved network step; protected trees (and `.git`, unless a git
-    /// command was approved) read-only.
-    fn sandbox_for(&self, cwd: &std::path::Path, approved: &[Step]) -> SandboxSpec {
+    /// command was approved) read-only. The trash is writable where it
+    /// exists; a pipeline that `deletes` has it made first (no empty
+    /// trash appears for a run that trashes nothing).
+    fn sandbox_for(&self, cwd: &std::path::Path, approved: &[Step], deletes: bool) -> SandboxSpec {
         let user = UserDirs::of_env(&self.seed.env);
         let home = user.get("HOME");
         let mut writable = self.policy.writable_roots(cwd, home.as_deref());
         if self.policy.trash
             && let Some(trash) = trash_dir(&user)
-            && std::fs::create_dir_all(&trash).is_ok()
+            && (trash.is_dir() || (deletes && std::fs::create_dir_all(&trash).is_ok()))
         {
             // `rm` moves files to the trash: the trash must be writable.
             writable.push(trash);
