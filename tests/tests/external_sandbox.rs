@@ -1061,3 +1061,51 @@ fn no_trash_appears_unless_something_is_trashed() {
     assert!(!world.fixture.workspace.join("junk.txt").exists());
     assert!(trash.join("files/junk.txt").exists(), "not in the trash");
 }
+
+/// A SQLite database (a custom value, lazy) crosses the sandbox protocol
+/// as the table it stands for, in the default sandboxed mode.
+#[test]
+fn sqlite_values_come_back_from_the_sandbox() {
+    let world = World::new();
+    let db = world.fixture.workspace.join("x.db");
+    let made = world.run_plain(&owned(&[
+        "python3",
+        "-c",
+        &format!(
+            "import sqlite3; c = sqlite3.connect('{}'); c.execute('create table t (a int, b text)'); \
+             c.execute(\"insert into t values (1, 'one'), (2, 'two')\"); c.commit()",
+            db.display()
+        ),
+    ]));
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let run = |sandbox: &str, pipeline: &str| {
+        let out = world
+            .command(workspace_binary("nu-agent"))
+            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
+            .args(["run", "--sandbox", sandbox, pipeline])
+            .output()
+            .expect("nu-agent run");
+        assert!(
+            out.status.success(),
+            "{sandbox}: {pipeline}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for pipeline in [
+        "open x.db | get t",
+        "open x.db | get t | get b | str join ','",
+        "open x.db | get t | length",
+        "open x.db",
+    ] {
+        // As with the sandbox off, in the default (sandboxed) mode.
+        let off = run("off", pipeline);
+        assert_eq!(run("workspace-write", pipeline), off, "{pipeline}");
+        assert_eq!(run("read-only", pipeline), off, "{pipeline}");
+    }
+    assert!(run("workspace-write", "open x.db | get t").contains("two"));
+}
