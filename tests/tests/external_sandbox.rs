@@ -835,6 +835,23 @@ fn a_read_as_root_changes_no_network_namespace_or_key() {
             failures.push(format!("{name}: succeeded under the launcher"));
         }
     }
+    // The kernel log stays readable (dmesg as root keeps CAP_SYSLOG), but
+    // not clearable; clearing is not tried without the sandbox, as it would
+    // clear this machine's log.
+    if installed("dmesg") {
+        let read = world.run_launched(&ExecSpec::read_only(), &owned(&["dmesg"]));
+        let plain = world.run_plain(&owned(&["dmesg"]));
+        if plain.status.success() && !read.status.success() {
+            failures.push(format!(
+                "dmesg: reads without the sandbox, not under it: {}",
+                String::from_utf8_lossy(&read.stderr).trim()
+            ));
+        }
+        let clear = world.run_launched(&ExecSpec::read_only(), &owned(&["dmesg", "-C"]));
+        if clear.status.success() {
+            failures.push("dmesg -C: cleared the kernel log under the launcher".into());
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

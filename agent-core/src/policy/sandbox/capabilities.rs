@@ -6,17 +6,24 @@
 use super::SandboxError;
 
 /// The capabilities a read may keep: read any file or directory
-/// (`CAP_DAC_OVERRIDE`, `CAP_DAC_READ_SEARCH`) and look at other processes
+/// (`CAP_DAC_OVERRIDE`, `CAP_DAC_READ_SEARCH`), look at other processes
 /// in `/proc` (`CAP_SYS_PTRACE`; the `ptrace` syscall itself is refused
-/// by seccomp). File contents stay read-only by Landlock, metadata by
-/// seccomp.
-const KEPT_BY_A_READ: &[u32] = &[CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE];
+/// by seccomp) and read the kernel log (`CAP_SYSLOG`, for `dmesg` where
+/// `kernel.dmesg_restrict` is set; clearing it is refused by seccomp).
+/// File contents stay read-only by Landlock, metadata by seccomp.
+const KEPT_BY_A_READ: &[u32] = &[
+    CAP_DAC_OVERRIDE,
+    CAP_DAC_READ_SEARCH,
+    CAP_SYS_PTRACE,
+    CAP_SYSLOG,
+];
 
 // From linux/capability.h (not in `libc`).
 const CAP_DAC_OVERRIDE: u32 = 1;
 const CAP_DAC_READ_SEARCH: u32 = 2;
 const CAP_SETPCAP: u32 = 8;
 const CAP_SYS_PTRACE: u32 = 19;
+const CAP_SYSLOG: u32 = 34;
 
 /// Take every other capability out of the bounding, inheritable and
 /// ambient sets of this thread, so a program started from it never gets
@@ -35,29 +42,24 @@ pub(super) fn keep_only_read_capabilities() -> Result<(), SandboxError> {
         );
     }
     let can_drop = has_setpcap();
-    for cap in 0..=last_capability() {
+    for cap in 0..64u32 {
         if KEPT_BY_A_READ.contains(&cap) {
             continue;
         }
         // SAFETY: PR_CAPBSET_DROP takes a capability number and only lowers.
         let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) };
-        if rc != 0 && can_drop {
+        if rc != 0 {
             let err = std::io::Error::last_os_error();
-            // A number this kernel does not know: nothing to drop.
-            if err.raw_os_error() != Some(libc::EINVAL) {
+            // Past the kernel's last capability: every one is dropped.
+            if err.raw_os_error() == Some(libc::EINVAL) {
+                break;
+            }
+            if can_drop {
                 return Err(SandboxError::Capabilities(err.to_string()));
             }
         }
     }
     lower_inheritable()
-}
-
-/// `CAP_LAST_CAP` of the running kernel (40 on Linux 5.9 and later).
-fn last_capability() -> u32 {
-    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
-        .ok()
-        .and_then(|text| text.trim().parse().ok())
-        .unwrap_or(63)
 }
 
 #[repr(C)]

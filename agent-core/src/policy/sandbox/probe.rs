@@ -51,7 +51,7 @@ impl Protections {
                 "seccomp: no internet socket (netlink stays, to read the kernel's network state)",
                 "seccomp: no unix socket, so no local daemon (but the daemon readers: systemctl, docker, ...)",
                 "seccomp: no chmod, chown, utime, xattr or chattr flag change",
-                "seccomp: no mount, namespace, keyring, bpf, ptrace or terminal input",
+                "seccomp: no mount, namespace, keyring, bpf, ptrace, terminal input or clearing the kernel log",
                 "capabilities: a read as root keeps only those that read (no CAP_NET_ADMIN, CAP_SYS_ADMIN, ...)",
             ]
             .map(String::from),

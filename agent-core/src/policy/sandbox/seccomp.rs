@@ -160,6 +160,10 @@ const IOCTLS_TERMINAL: &[u64] = &[
     0x541c, // TIOCLINUX
 ];
 
+/// `syslog(2)` actions that change state: read-and-clear, clear, console
+/// off, console on, console level.
+const SYSLOG_CHANGES: &[u64] = &[4, 5, 6, 7, 8];
+
 /// The namespace flags of `clone(2)`.
 const NEW_NAMESPACES: &[libc::c_int] = &[
     libc::CLONE_NEWNS,
@@ -225,6 +229,13 @@ pub(super) fn launch_program(limits: LaunchLimits) -> Result<BpfProgram, Sandbox
             );
         }
         rules.insert(i64::from(libc::SYS_clone), clone);
+        // syslog(2) may read the kernel log, not clear it or change the
+        // console (`dmesg -C`, `-D`, `-n`).
+        let mut syslog = Vec::new();
+        for action in SYSLOG_CHANGES {
+            syslog.push(SeccompRule::new(vec![equals(0, *action)?]).map_err(compile)?);
+        }
+        rules.insert(i64::from(libc::SYS_syslog), syslog);
     }
     let mut ioctl = Vec::new();
     for request in ioctls {
