@@ -628,17 +628,15 @@ fn shorten(pipeline: &str) -> String {
 // ---------------------------------------------------------------------------
 // 2. All layers on, nobody to ask.
 
-#[test]
-fn confirm_cases_are_denied_without_a_terminal() {
-    let confirm: Vec<&'static Case> = CASES
-        .iter()
-        .chain(redteam_forms::all())
-        .filter(|case| case.expect == Verdict::Confirm)
-        .filter(|case| selected(case.id))
-        .collect();
-    let failures: Vec<String> = parallel(&confirm, |case| {
+/// Run each case with `nu-agent run` and `extra` options, nobody to ask:
+/// one line for each that was not denied (or that left damage).
+fn not_denied(cases: &[&'static Case], extra: &[&str]) -> Vec<String> {
+    parallel(cases, |case| {
         let world = World::new();
-        let ran = world.nu_agent(&["run", "--timeout", RUN_TIMEOUT, case.pipeline], &[]);
+        let mut args = vec!["run"];
+        args.extend_from_slice(extra);
+        args.extend(["--timeout", RUN_TIMEOUT, case.pipeline]);
+        let ran = world.nu_agent(&args, &[]);
         let mut problems = Vec::new();
         if !ran.failed() {
             problems.push("the run succeeded".to_string());
@@ -660,7 +658,18 @@ fn confirm_cases_are_denied_without_a_terminal() {
     })
     .into_iter()
     .flatten()
-    .collect();
+    .collect()
+}
+
+#[test]
+fn confirm_cases_are_denied_without_a_terminal() {
+    let confirm: Vec<&'static Case> = CASES
+        .iter()
+        .chain(redteam_forms::all())
+        .filter(|case| case.expect == Verdict::Confirm)
+        .filter(|case| selected(case.id))
+        .collect();
+    let failures = not_denied(&confirm, &[]);
     assert!(
         failures.is_empty(),
         "{} of {} confirm cases were not denied:\n{}",
@@ -671,9 +680,10 @@ fn confirm_cases_are_denied_without_a_terminal() {
 }
 
 /// The reads that obey configuration the workspace controls (man, zip,
-/// git in another repository, variables off the allowlist): with the
-/// static layer off, the runtime guard alone still asks (and, nobody to
-/// ask, denies). The OS layer under them is shown by `external_sandbox`.
+/// git in another repository, cargo and rustup, variables off the
+/// allowlist) and the secret reads: with the static layer off, the runtime
+/// guard alone still asks (and, nobody to ask, denies). The OS layer under
+/// them is shown by `external_sandbox`.
 const CONFIGURED_READS: &[&str] = &[
     "rt-system-4",
     "rt-archives-2",
@@ -682,6 +692,8 @@ const CONFIGURED_READS: &[&str] = &[
     "rt-26",
     "rt-27",
     "rt-28",
+    "rt-29",
+    "rt-30",
 ];
 
 #[test]
@@ -709,40 +721,7 @@ fn configured_reads_are_denied_with_the_static_layer_off() {
         .filter(|case| selected(case.id))
         .collect();
     assert!(cases.len() >= 30, "only {} cases", cases.len());
-    let failures: Vec<String> = parallel(&cases, |case| {
-        let world = World::new();
-        let ran = world.nu_agent(
-            &[
-                "run",
-                "--disable-layer",
-                "static",
-                "--timeout",
-                RUN_TIMEOUT,
-                case.pipeline,
-            ],
-            &[],
-        );
-        let mut problems = Vec::new();
-        if !ran.failed() {
-            problems.push("the run succeeded".to_string());
-        }
-        if refusal(&ran.stderr) != Refusal::Denied {
-            problems.push(format!("not denied (refused by: {})", refusal(&ran.stderr)));
-        }
-        problems.extend(world.damage());
-        (!problems.is_empty()).then(|| {
-            format!(
-                "{} {:?}: {}\n  stderr: {}",
-                case.id,
-                shorten(case.pipeline),
-                problems.join("; "),
-                ran.stderr_tail()
-            )
-        })
-    })
-    .into_iter()
-    .flatten()
-    .collect();
+    let failures = not_denied(&cases, &["--disable-layer", "static"]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -62,14 +62,7 @@ pub(super) fn program(block_network: bool) -> Result<BpfProgram, SandboxError> {
         rules.insert(i64::from(libc::SYS_socket), vec![not_local_family.clone()]);
         rules.insert(i64::from(libc::SYS_socketpair), vec![not_local_family]);
     }
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        target_arch()?,
-    )
-    .map_err(compile)?;
-    BpfProgram::try_from(filter).map_err(compile)
+    errno_filter(rules, libc::EPERM)
 }
 
 /// What one launched program may still do beyond its files and the
@@ -242,14 +235,7 @@ pub(super) fn launch_program(limits: LaunchLimits) -> Result<BpfProgram, Sandbox
         ioctl.push(SeccompRule::new(vec![equals(1, request)?]).map_err(compile)?);
     }
     rules.insert(i64::from(libc::SYS_ioctl), ioctl);
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        target_arch()?,
-    )
-    .map_err(compile)?;
-    BpfProgram::try_from(filter).map_err(compile)
+    errno_filter(rules, libc::EPERM)
 }
 
 /// `clone3(2)` passes its flags in memory, where a filter cannot read
@@ -257,13 +243,22 @@ pub(super) fn launch_program(limits: LaunchLimits) -> Result<BpfProgram, Sandbox
 /// whose flags the launch filter checks.
 #[allow(clippy::useless_conversion)]
 fn clone3_unavailable() -> Result<BpfProgram, SandboxError> {
+    errno_filter(
+        BTreeMap::from([(i64::from(libc::SYS_clone3), Vec::new())]),
+        libc::ENOSYS,
+    )
+}
+
+/// Compile `rules`: default allow, a matching syscall fails with `errno`.
+fn errno_filter(
+    rules: BTreeMap<i64, Vec<SeccompRule>>,
+    errno: libc::c_int,
+) -> Result<BpfProgram, SandboxError> {
     let compile = |err: seccompiler::BackendError| SandboxError::Seccomp(err.to_string());
-    let rules: BTreeMap<i64, Vec<SeccompRule>> =
-        BTreeMap::from([(i64::from(libc::SYS_clone3), Vec::new())]);
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
-        SeccompAction::Errno(libc::ENOSYS as u32),
+        SeccompAction::Errno(errno as u32),
         target_arch()?,
     )
     .map_err(compile)?;
