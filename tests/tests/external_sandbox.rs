@@ -920,6 +920,15 @@ fn workspace_configured_reads_change_nothing_under_the_read_only_launcher() {
             &["cargo", "tree", "--offline"],
         ),
         ("rustup toolchain path", &["rustc", "--version"]),
+        (
+            "GROFF_BIN_PATH",
+            &["env", "GROFF_BIN_PATH={ws}/gbin", "man", "-l", "x.1"],
+        ),
+        ("LESSKEYIN", &["env", "LESSKEYIN={ws}/keys", "less", "x.1"]),
+        (
+            "RIPGREP_CONFIG_PATH",
+            &["env", "RIPGREP_CONFIG_PATH={ws}/rgrc", "rg", "TH", "x.1"],
+        ),
     ];
     let mut failures = Vec::new();
     for (name, argv) in forms {
@@ -1016,6 +1025,16 @@ fn configured_world(form: &str) -> World {
     )
     .expect("conf");
     std::fs::write(ws.join("x.1"), ".TH X 1\n.SH NAME\nx \\- y\n").expect("page");
+    std::fs::create_dir_all(ws.join("gbin")).expect("gbin");
+    for program in ["troff", "grotty"] {
+        executable(&ws.join("gbin").join(program), &payload);
+    }
+    std::fs::write(
+        ws.join("keys"),
+        format!("#env\nLESSOPEN=|{w}/payload.sh %s\n"),
+    )
+    .expect("lesskey");
+    std::fs::write(ws.join("rgrc"), format!("--pre={w}/payload.sh\n")).expect("rgrc");
     let zip = world.run_plain(&owned(&["zip", "-q", "x.zip", "notes.md"]));
     assert!(zip.status.success() || !installed("zip"));
     let bare = world.run_plain(&owned(&["git", "clone", "-q", "--bare", ".", "x.git"]));
