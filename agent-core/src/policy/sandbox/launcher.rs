@@ -2,9 +2,12 @@
 //! started as `<our binary> --sandbox-exec <spec> -- <program> <args...>`.
 //! The launcher creates a private temp dir, restricts itself (Landlock +
 //! seccomp) to what the program's verdict allowed — a read gets no write
-//! anywhere but `/dev/null` and that temp dir, and no network — then runs
-//! the program, waits for it, removes the temp dir and exits as the
-//! program did. A form the classifier misjudged as a read can only read.
+//! anywhere but `/dev/null` and that temp dir, no network, no unix socket
+//! (but for the programs that read through a daemon), no metadata change,
+//! mount, namespace or key, and as root only the capabilities that read —
+//! then runs the program, waits for it, removes the temp dir and exits as
+//! the program did. A form the classifier misjudged as a read can only
+//! read.
 //!
 //! The spec is narrowed by the runtime guard of `run-external`
 //! ([`crate::policy::Guardrails`]); the launcher only applies it. Whatever
