@@ -302,6 +302,15 @@ impl World {
             .expect("start the program")
     }
 
+    /// `nu-agent ARGS...` in the fixture, with its own state dir.
+    fn nu_agent(&self, args: &[&str]) -> Output {
+        self.command(workspace_binary("nu-agent"))
+            .env("NU_AGENT_STATE_DIR", self.tmp.join("state"))
+            .args(args)
+            .output()
+            .expect("nu-agent")
+    }
+
     /// Run `argv` through the launcher under `spec`.
     fn run_launched(&self, spec: &ExecSpec, argv: &[String]) -> Output {
         self.command(workspace_binary("nu-agent"))
@@ -408,16 +417,19 @@ fn a_read_reaches_no_network() {
         local_sockets: false,
     };
     let out = world.run_launched(&spec, &argv);
+    assert_connected(&out, || listener.accept().is_ok(), "the network on");
+}
+
+/// `out` succeeded and its connection reached the test's listener (the
+/// positive half of a test that must be able to fail).
+fn assert_connected(out: &Output, accepted: impl FnOnce() -> bool, with: &str) {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     std::thread::sleep(std::time::Duration::from_millis(100));
-    assert!(
-        listener.accept().is_ok(),
-        "no connection with the network on"
-    );
+    assert!(accepted(), "no connection with {with}");
 }
 
 #[test]
@@ -496,14 +508,7 @@ fn git_internals_stay_read_only_inside_a_writable_workspace() {
     // from them is stopped by the OS.
     let world = World::new();
     let ws = world.fixture.workspace.clone();
-    let run = |pipeline: &str| -> Output {
-        world
-            .command(workspace_binary("nu-agent"))
-            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
-            .args(["run", "--yes", pipeline])
-            .output()
-            .expect("nu-agent run")
-    };
+    let run = |pipeline: &str| -> Output { world.nu_agent(&["run", "--yes", pipeline]) };
     let out = run("^sh -c 'echo hi > made-by-agent.txt'");
     assert!(
         out.status.success(),
@@ -529,12 +534,7 @@ fn a_pipeline_that_redirects_configuration_makes_externals_ask_at_run_time() {
         "$env.PAGER = 'cat'; ^git log -1",
     ] {
         let world = World::new();
-        let out = world
-            .command(workspace_binary("nu-agent"))
-            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
-            .args(["run", "--disable-layer", "static", pipeline])
-            .output()
-            .expect("nu-agent run");
+        let out = world.nu_agent(&["run", "--disable-layer", "static", pipeline]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{pipeline}: ran");
         assert!(
@@ -545,12 +545,7 @@ fn a_pipeline_that_redirects_configuration_makes_externals_ask_at_run_time() {
     }
     // The same program with the environment as the session began runs.
     let world = World::new();
-    let out = world
-        .command(workspace_binary("nu-agent"))
-        .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
-        .args(["run", "--disable-layer", "static", "^git log -1 --oneline"])
-        .output()
-        .expect("nu-agent run");
+    let out = world.nu_agent(&["run", "--disable-layer", "static", "^git log -1 --oneline"]);
     assert!(
         out.status.success(),
         "{}",
@@ -777,16 +772,7 @@ fn a_read_reaches_no_unix_socket_but_a_daemon_reader_does() {
     let mut spec = ExecSpec::read_only();
     spec.local_sockets = true;
     let out = world.run_launched(&spec, &by_path);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::thread::sleep(std::time::Duration::from_millis(100));
-    assert!(
-        listener.accept().is_ok(),
-        "no connection with local sockets allowed"
-    );
+    assert_connected(&out, || listener.accept().is_ok(), "local sockets allowed");
 }
 
 /// As root, a read cannot reconfigure the machine: no netlink write (an
@@ -881,12 +867,7 @@ fn daemon_reads_still_work_where_the_daemon_exists() {
             continue;
         }
         let pipeline = format!("^{}", argv.join(" "));
-        let out = world
-            .command(workspace_binary("nu-agent"))
-            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
-            .args(["run", &pipeline])
-            .output()
-            .expect("nu-agent run");
+        let out = world.nu_agent(&["run", &pipeline]);
         assert!(
             out.status.success(),
             "{pipeline} failed through the agent: {}",
@@ -1070,14 +1051,7 @@ fn configured_world(form: &str) -> World {
 fn no_trash_appears_unless_something_is_trashed() {
     let world = World::new();
     let trash = world.fixture.home.join(".local/share/Trash");
-    let run = |pipeline: &str| {
-        world
-            .command(workspace_binary("nu-agent"))
-            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
-            .args(["run", "--yes", pipeline])
-            .output()
-            .expect("nu-agent run")
-    };
+    let run = |pipeline: &str| world.nu_agent(&["run", "--yes", pipeline]);
     for pipeline in ["ls", "^ls", "open --raw notes.md | lines | length"] {
         let out = run(pipeline);
         assert!(
@@ -1119,12 +1093,7 @@ fn sqlite_values_come_back_from_the_sandbox() {
         String::from_utf8_lossy(&made.stderr)
     );
     let run = |sandbox: &str, pipeline: &str| {
-        let out = world
-            .command(workspace_binary("nu-agent"))
-            .env("NU_AGENT_STATE_DIR", world.tmp.join("state"))
-            .args(["run", "--sandbox", sandbox, pipeline])
-            .output()
-            .expect("nu-agent run");
+        let out = world.nu_agent(&["run", "--sandbox", sandbox, pipeline]);
         assert!(
             out.status.success(),
             "{sandbox}: {pipeline}: {}",
