@@ -70,6 +70,7 @@ fn main() {
         facts: &facts,
         sandbox_enforced: true,
         session_allow: &[],
+        secret_read: None,
     };
     let engine = Engine::standard();
 

@@ -24,6 +24,7 @@ fn verdict_with(policy: &Policy, pipeline: &str) -> Verdict {
         facts: &facts,
         sandbox_enforced: true,
         session_allow: &[],
+        secret_read: None,
     };
     check(Engine::standard().state(), &judge, pipeline).verdict
 }

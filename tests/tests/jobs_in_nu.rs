@@ -213,6 +213,40 @@ fn a_job_in_nu_c_warns_that_it_dies_with_nu_and_a_lost_one_stops_its_clock() {
 }
 
 #[test]
+fn a_job_asks_for_a_read_that_obeys_the_workspaces_configuration() {
+    // man -C names the programs man runs: a background job waits for the
+    // user like a foreground run, and denied, the payload never runs.
+    let s = setup();
+    let payload = s.work.join("payload.sh");
+    std::fs::write(
+        &payload,
+        format!("#!/bin/sh\ntouch {}/MARK\ncat\n", s.work.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&payload, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        s.work.join("man.conf"),
+        format!("DEFINE nroff {}\n", payload.display()),
+    )
+    .unwrap();
+    std::fs::write(s.work.join("x.1"), ".TH X 1\n.SH NAME\nx \\- y\n").unwrap();
+    let out = s.nu(r#"let id = (agent job run "^man -C man.conf -l x.1")
+        sleep 1sec
+        let waiting = (agent job list | where id == $id | get waiting_for | str join ' ')
+        agent job deny $id | ignore
+        let done = (agent job wait $id)
+        {status: $done.status, asked: ($waiting | str contains 'man -C man.conf'), denied: ($done.error | str contains 'not approved')} | to nuon"#);
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{status: failed, asked: true, denied: true}",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!s.work.join("MARK").exists(), "the payload ran");
+}
+
+#[test]
 fn after_plugin_stop_finished_jobs_stay_and_interrupted_ones_are_lost() {
     let s = setup();
     let out = s.nu(

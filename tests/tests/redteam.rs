@@ -16,6 +16,7 @@ fn verdict_of(facts: &PathFacts, pipeline: &str) -> (Verdict, String) {
         facts,
         sandbox_enforced: true,
         session_allow: &[],
+        secret_read: None,
     };
     let decision = check(Engine::standard().state(), &judge, pipeline);
     let why = decision

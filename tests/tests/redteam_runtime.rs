@@ -628,17 +628,15 @@ fn shorten(pipeline: &str) -> String {
 // ---------------------------------------------------------------------------
 // 2. All layers on, nobody to ask.
 
-#[test]
-fn confirm_cases_are_denied_without_a_terminal() {
-    let confirm: Vec<&'static Case> = CASES
-        .iter()
-        .chain(redteam_forms::all())
-        .filter(|case| case.expect == Verdict::Confirm)
-        .filter(|case| selected(case.id))
-        .collect();
-    let failures: Vec<String> = parallel(&confirm, |case| {
+/// Run each case with `nu-agent run` and `extra` options, nobody to ask:
+/// one line for each that was not denied (or that left damage).
+fn not_denied(cases: &[&'static Case], extra: &[&str]) -> Vec<String> {
+    parallel(cases, |case| {
         let world = World::new();
-        let ran = world.nu_agent(&["run", "--timeout", RUN_TIMEOUT, case.pipeline], &[]);
+        let mut args = vec!["run"];
+        args.extend_from_slice(extra);
+        args.extend(["--timeout", RUN_TIMEOUT, case.pipeline]);
+        let ran = world.nu_agent(&args, &[]);
         let mut problems = Vec::new();
         if !ran.failed() {
             problems.push("the run succeeded".to_string());
@@ -660,7 +658,18 @@ fn confirm_cases_are_denied_without_a_terminal() {
     })
     .into_iter()
     .flatten()
-    .collect();
+    .collect()
+}
+
+#[test]
+fn confirm_cases_are_denied_without_a_terminal() {
+    let confirm: Vec<&'static Case> = CASES
+        .iter()
+        .chain(redteam_forms::all())
+        .filter(|case| case.expect == Verdict::Confirm)
+        .filter(|case| selected(case.id))
+        .collect();
+    let failures = not_denied(&confirm, &[]);
     assert!(
         failures.is_empty(),
         "{} of {} confirm cases were not denied:\n{}",
@@ -668,6 +677,52 @@ fn confirm_cases_are_denied_without_a_terminal() {
         confirm.len(),
         failures.join("\n")
     );
+}
+
+/// The reads that obey configuration the workspace controls (man, zip,
+/// git in another repository, cargo and rustup, variables off the
+/// allowlist) and the secret reads: with the static layer off, the runtime
+/// guard alone still asks (and, nobody to ask, denies). The OS layer under
+/// them is shown by `external_sandbox`.
+const CONFIGURED_READS: &[&str] = &[
+    "rt-system-4",
+    "rt-archives-2",
+    "rt-archives-3",
+    "rt-25",
+    "rt-26",
+    "rt-27",
+    "rt-28",
+    "rt-29",
+    "rt-30",
+];
+
+#[test]
+fn configured_reads_are_denied_with_the_static_layer_off() {
+    let cases: Vec<&'static Case> = CASES
+        .iter()
+        .chain(redteam_forms::all())
+        .filter(|case| case.expect == Verdict::Confirm)
+        .filter(|case| CONFIGURED_READS.iter().any(|p| case.id.starts_with(p)))
+        .filter(|case| {
+            // The cases only (rt-251 on, rt-system-41 on,
+            // rt-archives-27 on).
+            let n: u32 = case
+                .id
+                .rsplit('-')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            match case.id.split('-').nth(1) {
+                Some("system") => n >= 41,
+                Some("archives") => n >= 27,
+                _ => n >= 251,
+            }
+        })
+        .filter(|case| selected(case.id))
+        .collect();
+    assert!(cases.len() >= 30, "only {} cases", cases.len());
+    let failures = not_denied(&cases, &["--disable-layer", "static"]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Pipelines the default policy allows whose command may still fail here

@@ -62,9 +62,31 @@ impl Dirs {
     }
 }
 
+/// Says no to everything, and keeps each reason it was asked for.
+#[derive(Default)]
+struct No(std::sync::Mutex<Vec<String>>);
+
+impl Approver for No {
+    fn approve(&self, request: &ApprovalRequest) -> Approval {
+        if let Ok(mut asked) = self.0.lock() {
+            asked.push(request.reason.clone());
+        }
+        Approval::No
+    }
+}
+
 /// A policy shell in `dir` whose steps run in the sandbox worker;
 /// `layers` picks the policy layers on top of the OS sandbox.
 fn shell(dir: &Path, layers: Layers, worker_per_step: bool) -> PolicyShell {
+    shell_asking(dir, layers, worker_per_step, Arc::new(Yes))
+}
+
+fn shell_asking(
+    dir: &Path,
+    layers: Layers,
+    worker_per_step: bool,
+    approver: Arc<dyn Approver>,
+) -> PolicyShell {
     let mut seed = SessionSeed::from_process().expect("seed");
     seed.cwd = dir.to_path_buf();
     let policy = Policy {
@@ -78,7 +100,7 @@ fn shell(dir: &Path, layers: Layers, worker_per_step: bool) -> PolicyShell {
         worker_per_step,
         ..ShellOptions::default()
     };
-    let shell = PolicyShell::new(policy, seed, Arc::new(Yes), options).expect("shell");
+    let shell = PolicyShell::new(policy, seed, approver, options).expect("shell");
     assert!(shell.sandboxed(), "the tests need Landlock and seccomp");
     shell
 }
@@ -133,6 +155,81 @@ fn variables_definitions_env_and_cwd_carry_over_in_one_worker() {
     let info = shell.worker_info().unwrap();
     assert_eq!(info.pid, pid, "every step ran in the same worker");
     assert_eq!(info.runs, 10);
+}
+
+#[test]
+fn a_variable_set_in_one_step_makes_the_externals_of_later_steps_ask() {
+    // Nobody listed MANROFFOPT (man passes it to groff: `-U` unsafe mode):
+    // any variable off the harmless list counts.
+    let dirs = Dirs::new();
+    let no = Arc::new(No::default());
+    let mut shell = shell_asking(dirs.ws(), Layers::default(), false, no.clone());
+    assert_eq!(value(&mut shell, "$env.MANROFFOPT = '-U'; 'set'"), "set");
+    let ran = run(&mut shell, "^ls");
+    assert!(ran.outcome.error.is_some(), "ran unasked");
+    let asked = no.0.lock().unwrap().join("\n");
+    assert!(asked.contains("MANROFFOPT"), "{asked}");
+    // Once it is gone, the same read runs unasked.
+    value(&mut shell, "hide-env MANROFFOPT");
+    let ran = run(&mut shell, "^ls");
+    assert!(ran.outcome.error.is_none(), "{}", error_text(&ran));
+
+    // A harmless variable (the locale) asks nothing.
+    let no = Arc::new(No::default());
+    let mut shell = shell_asking(dirs.ws(), Layers::default(), false, no.clone());
+    value(&mut shell, "$env.LC_ALL = 'C'");
+    let ran = run(&mut shell, "^ls");
+    assert!(ran.outcome.error.is_none(), "{}", error_text(&ran));
+    assert!(no.0.lock().unwrap().is_empty());
+}
+
+/// Approves the reads of a sensitive file, refuses the rest; keeps every
+/// reason it was asked for.
+#[derive(Default)]
+struct ReadsOnly(std::sync::Mutex<Vec<String>>);
+
+impl Approver for ReadsOnly {
+    fn approve(&self, request: &ApprovalRequest) -> Approval {
+        if let Ok(mut asked) = self.0.lock() {
+            asked.push(request.reason.clone());
+        }
+        if request.reason.contains("sensitive file") {
+            Approval::Yes
+        } else {
+            Approval::No
+        }
+    }
+}
+
+#[test]
+fn after_a_secret_is_read_every_network_step_asks_naming_it() {
+    let dirs = Dirs::new();
+    std::fs::write(dirs.ws().join(".env"), "TOKEN=CANARY-TAINT-41d0\n").unwrap();
+    let asked = Arc::new(ReadsOnly::default());
+    let mut shell = shell_asking(dirs.ws(), Layers::default(), false, asked.clone());
+    // Before any secret: a DNS look-up asks as a network step.
+    let ran = run(&mut shell, "^getent hosts x.example");
+    assert!(ran.outcome.error.is_some());
+    let before = asked.0.lock().unwrap().join("\n");
+    assert!(!before.contains("read"), "{before}");
+    // The read is approved and runs.
+    let ran = run(&mut shell, "open --raw .env");
+    assert!(ran.outcome.error.is_none(), "{}", error_text(&ran));
+    // Every later network step (and DNS look-up) names it.
+    for pipeline in [
+        "^getent hosts x.example",
+        "^curl -s x.example",
+        "http get x.example",
+    ] {
+        asked.0.lock().unwrap().clear();
+        let ran = run(&mut shell, pipeline);
+        assert!(ran.outcome.error.is_some(), "{pipeline} ran");
+        let reasons = asked.0.lock().unwrap().join("\n");
+        assert!(
+            reasons.contains("read .env") || reasons.contains(".env, which could send it"),
+            "{pipeline}: {reasons}"
+        );
+    }
 }
 
 #[test]

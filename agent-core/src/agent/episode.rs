@@ -1200,13 +1200,13 @@ fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -
         })
 }
 
-/// Whether a step so judged may change something (any part of it is more
-/// than a read).
+/// Whether a step so judged may change something: any part of it is more
+/// than a read, or it moves the session (`cd`: "moved to src" is true).
 fn may_change(decision: &Decision) -> bool {
     decision
         .rows
         .iter()
-        .any(|row| row.category != crate::policy::Category::Read)
+        .any(|row| row.category != crate::policy::Category::Read || row.name == "cd")
 }
 
 /// What an earlier request's `$out.N` holds in a continued conversation.

@@ -64,6 +64,9 @@ pub struct Judge<'a> {
     pub sandbox_enforced: bool,
     /// "Always" answers given this session.
     pub session_allow: &'a [Pattern],
+    /// What this conversation read earlier that holds a secret (a label):
+    /// from then on every network step asks, naming it.
+    pub secret_read: Option<&'a str>,
 }
 
 /// The rule name of a row an "always" answer allowed (`session rule 0`).
@@ -145,6 +148,21 @@ impl Judge<'_> {
                     "runs a script the same pipeline writes or downloads",
                     "download and run",
                 );
+            }
+        }
+        // A secret read in an earlier step of the conversation: a network
+        // step could send it (the user's "allow" and "always" do not
+        // lower this).
+        if let Some(read) = self.secret_read {
+            for (step, row) in plan.steps.iter().zip(rows.iter_mut()) {
+                if step.category == Category::Network && row.verdict <= Verdict::Confirm {
+                    row.verdict = Verdict::Confirm;
+                    row.reason = format!(
+                        "uses the network after this conversation read {read}, which could send it"
+                    );
+                    row.rule = "secret read earlier".into();
+                    row.warning = true;
+                }
             }
         }
         let verdict = rows
@@ -316,8 +334,13 @@ impl Judge<'_> {
     }
 
     fn target(&self, step: &Step, access: Access, value: &str, row: &mut Row) {
+        let judged = if access == Access::Read && reads_whole_trees(&step.name) {
+            self.facts.judge_tree_read(value)
+        } else {
+            self.facts.judge_read(value)
+        };
         match access {
-            Access::Read | Access::Send => match self.facts.judge_read(value) {
+            Access::Read | Access::Send => match judged {
                 ReadJudgement::Ordinary => {}
                 ReadJudgement::Sensitive(reason) => {
                     raise(
@@ -374,8 +397,58 @@ impl Judge<'_> {
                 "script",
             ),
             Access::Host => {}
+            Access::Repository => {
+                let program = step.name.trim_start_matches('^');
+                let program = program.rsplit('/').next().unwrap_or(program);
+                let why = if super::repository::RUSTUP_PROXIES.contains(&program) {
+                    self.facts
+                        .rust_project_configuration(value, program == "cargo")
+                } else {
+                    self.facts.foreign_repository(value)
+                };
+                if let Some(why) = why {
+                    raise(row, Verdict::Confirm, &why, "repository configuration");
+                }
+            }
         }
     }
+}
+
+/// Programs that, given a directory, list only its own entries (or
+/// describe it): every other external reads the tree beneath it
+/// (`grep -r`, `rg`, `find`, `du`, `tar c`).
+const SHALLOW_READERS: &[&str] = &[
+    "ls",
+    "stat",
+    "file",
+    "tree",
+    "exa",
+    "eza",
+    "lsd",
+    "realpath",
+    "readlink",
+    "test",
+    "[",
+    "namei",
+    "lsattr",
+    "getfacl",
+    "df",
+    "mountpoint",
+    "dirname",
+    "basename",
+    "git",
+    "cargo",
+    "rustc",
+    "rustup",
+];
+
+/// Whether the step is an external that reads whole trees.
+fn reads_whole_trees(name: &str) -> bool {
+    let Some(program) = name.strip_prefix('^') else {
+        return false;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    !SHALLOW_READERS.contains(&program)
 }
 
 fn raise(row: &mut Row, verdict: Verdict, reason: &str, rule: &str) {

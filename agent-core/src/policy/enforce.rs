@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     AlwaysAllowed, Approval, ApprovalRequest, Approver, Decision, GuardEvent, Guardrails,
-    PathFacts, Policy, Row, SESSION_RULE, Step, UserDirs, Verdict, asked_when_it_runs,
+    PathFacts, Plan, Policy, Row, SESSION_RULE, Step, UserDirs, Verdict, asked_when_it_runs,
     guarded_engine, label, plan_in,
     sandbox::{self, SandboxMode, SandboxSpec},
 };
@@ -665,6 +665,7 @@ impl PolicyShell {
                         .collect();
                     return self.run_approved(
                         pipeline,
+                        &plan,
                         decision,
                         approved_by,
                         &allowed,
@@ -727,6 +728,7 @@ impl PolicyShell {
         );
         self.run_approved(
             pipeline,
+            &plan,
             decision,
             approved_by,
             &approved_steps,
@@ -735,21 +737,44 @@ impl PolicyShell {
         )
     }
 
-    /// Run `pipeline`, whose static verdict let it start: `approved_steps`
-    /// were approved as a whole before it (the guards do not ask again).
+    /// Run `pipeline` (planned as `plan`), whose static verdict let it
+    /// start: `approved_steps` were approved as a whole before it (the
+    /// guards do not ask again).
+    #[allow(clippy::too_many_arguments)]
     fn run_approved(
         &mut self,
         pipeline: &str,
+        plan: &Plan,
         decision: Decision,
         approved_by: Option<String>,
         approved_steps: &[Step],
         limits: &Limits,
         cancel: &CancelToken,
     ) -> Ran {
+        // A sensitive read that goes ahead taints the conversation.
+        if let Some((step, _)) = plan
+            .steps
+            .iter()
+            .zip(&decision.rows)
+            .find(|(_, r)| r.rule == "sensitive path" && r.verdict <= Verdict::Confirm)
+        {
+            let what = step
+                .targets
+                .iter()
+                .find(|t| matches!(t.access, super::Access::Read | super::Access::Send))
+                .map(|t| t.value.clone())
+                .unwrap_or_else(|| step.command.clone());
+            self.rails.note_secret_read(&what);
+        }
+        // Only a pipeline that deletes may need the trash made.
+        let deletes = plan
+            .steps
+            .iter()
+            .any(|s| s.category == super::Category::Delete);
         let mut notice = None;
         let outcome = if self.sandboxed() {
             let (mut outcome, restarted) =
-                self.run_in_worker(pipeline, approved_steps, limits, cancel);
+                self.run_in_worker(pipeline, approved_steps, deletes, limits, cancel);
             notice = restarted;
             if self.promoted.is_none() {
                 outcome.index = self.worker_outs.len();
@@ -785,6 +810,7 @@ impl PolicyShell {
         &mut self,
         pipeline: &str,
         approved: &[Step],
+        deletes: bool,
         limits: &Limits,
         cancel: &CancelToken,
     ) -> (Outcome, Option<String>) {
@@ -800,10 +826,10 @@ impl PolicyShell {
             input: self.input.take(),
         };
         let exe = self.worker_exe.clone().unwrap_or_default();
-        let wanted = self.sandbox_for(&cwd, approved);
+        let wanted = self.sandbox_for(&cwd, approved, deletes);
         let base = match &self.worker {
             Some((_, spec)) => spec.clone(),
-            None => self.sandbox_for(&cwd, &[]),
+            None => self.sandbox_for(&cwd, &[], false),
         };
         let covered = base.covers(&wanted);
         if self.worker_per_step || !covered {
@@ -821,7 +847,7 @@ impl PolicyShell {
                 self.forget_declarations();
             }
             // A new worker gets the conversation's sandbox at this cwd.
-            let spec = self.sandbox_for(&cwd, &[]);
+            let spec = self.sandbox_for(&cwd, &[], false);
             let start = self.worker_start(spec.clone(), carried_outs(&self.worker_outs));
             match sandbox::SessionWorker::start(&exe, &start) {
                 Ok(worker) => self.worker = Some((worker, spec)),
@@ -920,14 +946,16 @@ impl PolicyShell {
     /// The sandbox for a step in `cwd` with `approved` steps: the
     /// conversation's roots, widened by approved writes outside them and an
     /// approved network step; protected trees (and `.git`, unless a git
-    /// command was approved) read-only.
-    fn sandbox_for(&self, cwd: &std::path::Path, approved: &[Step]) -> SandboxSpec {
+    /// command was approved) read-only. The trash is writable where it
+    /// exists; a pipeline that `deletes` has it made first (no empty
+    /// trash appears for a run that trashes nothing).
+    fn sandbox_for(&self, cwd: &std::path::Path, approved: &[Step], deletes: bool) -> SandboxSpec {
         let user = UserDirs::of_env(&self.seed.env);
         let home = user.get("HOME");
         let mut writable = self.policy.writable_roots(cwd, home.as_deref());
         if self.policy.trash
             && let Some(trash) = trash_dir(&user)
-            && std::fs::create_dir_all(&trash).is_ok()
+            && (trash.is_dir() || (deletes && std::fs::create_dir_all(&trash).is_ok()))
         {
             // `rm` moves files to the trash: the trash must be writable.
             writable.push(trash);

@@ -50,6 +50,9 @@ pub struct Guardrails {
     /// The values the session started with of the variables that point
     /// programs at other configuration (`HOME`, `GIT_*`, `*PAGER`...).
     start_env: Mutex<Vec<(String, String)>>,
+    /// The first secret this conversation read (see
+    /// [`Guardrails::note_secret_read`]).
+    secret_read: Mutex<Option<String>>,
 }
 
 /// The commands answered "always": one set per policy shell, or one that
@@ -122,6 +125,7 @@ impl Guardrails {
             password: Mutex::new(None),
             launcher: Mutex::new(None),
             start_env: Mutex::new(Vec::new()),
+            secret_read: Mutex::new(None),
         })
     }
 
@@ -172,16 +176,24 @@ impl Guardrails {
         self.sandbox_enforced
     }
 
-    /// Judge with the session's "always" rules.
+    /// Judge with the session's "always" rules and what it read.
     pub fn with_judge<T>(&self, facts: &PathFacts, f: impl FnOnce(&Judge) -> T) -> T {
         let session = lock(&self.session_allow.0).clone();
+        let secret_read = lock(&self.secret_read).clone();
         let judge = Judge {
             policy: &self.policy,
             facts,
             sandbox_enforced: self.sandbox_enforced,
             session_allow: &session,
+            secret_read: secret_read.as_deref(),
         };
         f(&judge)
+    }
+
+    /// Remember that the conversation read a secret (`what`, e.g.
+    /// `~/.ssh/id_rsa`): every later network step asks, naming the first.
+    pub fn note_secret_read(&self, what: &str) {
+        lock(&self.secret_read).get_or_insert_with(|| what.to_string());
     }
 
     /// Allow `command` for the rest of the session ("always").
@@ -910,8 +922,10 @@ impl Guard {
         // configuration or code.
         let start_env = self.rails.start_env();
         for name in stack.get_env_var_names(engine_state) {
+            // PATH has its own rule below (where the program resolves).
             if !crate::shell::redirects_configuration(&name)
                 || super::code_injection_variable(&name)
+                || name.eq_ignore_ascii_case("PATH")
             {
                 continue;
             }
@@ -981,7 +995,11 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
         return None;
     }
     if steps.iter().all(|s| s.category == Category::Read) {
-        return Some(ExecSpec::read_only());
+        let mut spec = ExecSpec::read_only();
+        spec.local_sockets = steps
+            .iter()
+            .any(|s| externals::reads_through_a_daemon(&s.name));
+        return Some(spec);
     }
     let network = policy.network || steps.iter().any(|s| s.category == Category::Network);
     let writes_known = |s: &Step| {
@@ -1032,6 +1050,7 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
         network,
         protected,
         nested: false,
+        local_sockets: unknown_effect || network,
     })
 }
 
@@ -1172,6 +1191,10 @@ mod tests {
         // A read: nothing writable, no network.
         let read = step("^cat", Category::Read, &[(Access::Read, "notes.md")]);
         assert_eq!(spec(&[read]), Some(ExecSpec::read_only()));
+        // A read that asks a daemon keeps unix sockets, and nothing else.
+        let docker = step("^docker", Category::Read, &[]);
+        let got = spec(&[docker]).expect("a spec");
+        assert!(got.local_sockets && got.is_read_only(), "{got:?}");
 
         // An approved write: its targets (the nearest existing directory
         // of a new file), with `.git` kept read-only.
@@ -1183,6 +1206,8 @@ mod tests {
         let got = spec(&[write]).expect("a spec");
         assert_eq!(got.writable, vec![ws.join("build")]);
         assert!(!got.network);
+        // A write with known targets reaches no daemon.
+        assert!(!got.local_sockets);
         let write_root = step("^sh", Category::Write, &[(Access::Write, "new.txt")]);
         let got = spec(&[write_root]).expect("a spec");
         assert_eq!(got.writable, vec![ws.clone()]);
@@ -1191,7 +1216,10 @@ mod tests {
         // A program of unknown effect: the mode's roots; a write whose
         // targets are unknown too.
         let make = step("^make", Category::Exec, &[]);
-        assert_eq!(spec(&[make]).expect("a spec").writable, vec![ws.clone()]);
+        let got = spec(&[make]).expect("a spec");
+        assert_eq!(got.writable, vec![ws.clone()]);
+        // An approved program of unknown effect may talk to daemons.
+        assert!(got.local_sockets);
         let commit = step("^git", Category::Write, &[]);
         let got = spec(&[commit]).expect("a spec");
         assert_eq!(got.writable, vec![ws.clone()]);

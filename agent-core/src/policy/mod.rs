@@ -24,6 +24,7 @@ mod paths;
 mod pattern;
 mod plan;
 mod report;
+mod repository;
 mod rules;
 pub mod sandbox;
 pub mod shell_words;

@@ -149,6 +149,38 @@ const SENSITIVE_IN_HOME: &[&str] = &[
     ".config/google-chrome",
     ".config/chromium",
     ".local/state/nu-agent",
+    // Tokens of command-line clients.
+    ".config/gh",
+    ".config/hub",
+    ".config/glab-cli",
+    ".config/rclone",
+    ".config/containers/auth.json",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".s3cfg",
+    // Shell and REPL history: commands typed with their secrets.
+    ".bash_history",
+    ".zsh_history",
+    ".zhistory",
+    ".sh_history",
+    ".history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".local/share/fish/fish_history",
+    ".config/nushell/history.txt",
+    ".config/nushell/history.sqlite3",
+];
+
+/// `.env` files that hold examples, not secrets.
+const ENV_EXAMPLES: &[&str] = &[
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    ".env.dist",
+    ".env.defaults",
 ];
 
 /// System files that hold password hashes or grant root.
@@ -186,6 +218,9 @@ pub enum ReadJudgement {
 pub struct PathFacts {
     home: Option<PathBuf>,
     cwd: PathBuf,
+    /// The git directory of the session's own repository (where it
+    /// started), see [`super::repository`].
+    repository: Option<PathBuf>,
     writable: Vec<PathBuf>,
     protected: Vec<(PathBuf, String)>,
 }
@@ -203,8 +238,10 @@ impl PathFacts {
         protect: &[String],
         config_dirs: &[PathBuf],
     ) -> PathFacts {
+        let repository = super::repository::git_dir_of(&cwd).map(|(dir, _)| dir);
         let mut facts = PathFacts {
             home: home.clone(),
+            repository,
             cwd,
             writable: Vec::new(),
             protected: Vec::new(),
@@ -298,6 +335,27 @@ impl PathFacts {
     /// The session's working directory.
     pub fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// Why git run in `raw` obeys another repository's configuration than
+    /// the session's own; `None` when it does not.
+    pub fn foreign_repository(&self, raw: &str) -> Option<String> {
+        super::repository::foreign_repository(&self.resolve(raw), self.repository.as_deref())
+    }
+
+    /// Why a rustup proxy (`cargo`, `rustc`, `rustup`) started in `raw`
+    /// runs a toolchain the project names by path, or cargo there loads
+    /// the project's `.cargo/config.toml`; `None` when neither.
+    pub fn rust_project_configuration(&self, raw: &str, cargo: bool) -> Option<String> {
+        let dir = self.resolve(raw);
+        super::repository::toolchain_override(&dir).or_else(|| {
+            let cargo_home = std::env::var_os("CARGO_HOME")
+                .map(PathBuf::from)
+                .or_else(|| self.home.as_ref().map(|h| h.join(".cargo")));
+            cargo
+                .then(|| super::repository::cargo_configuration(&dir, cargo_home.as_deref()))
+                .flatten()
+        })
     }
 
     /// A copy of these facts for another working directory.
@@ -456,6 +514,44 @@ impl PathFacts {
         verdict
     }
 
+    /// Judge a read of `raw` by a program that reads the whole tree
+    /// beneath a directory (`grep -r`, `rg`, `find`, `du`, `tar c`): as
+    /// [`PathFacts::judge_read`], and sensitive too when the directory
+    /// holds one of the credential stores of the home directory or the
+    /// system (`~`, `/home`, `/`). It asks rather than excluding them: the
+    /// program, not the agent, walks the tree. Files named like secrets
+    /// deeper in a project (`.env`) are not searched for.
+    pub fn judge_tree_read(&self, raw: &str) -> ReadJudgement {
+        let direct = self.judge_read(raw);
+        if direct != ReadJudgement::Ordinary {
+            return direct;
+        }
+        let dir = self.resolve(raw);
+        if !dir.is_dir() {
+            return direct;
+        }
+        let reached = |inside: &Path| inside.starts_with(&dir) && inside != dir && inside.exists();
+        if let Some(home) = &self.home {
+            for rel in SENSITIVE_IN_HOME {
+                if reached(&home.join(rel)) {
+                    return ReadJudgement::Sensitive(format!(
+                        "a read of the whole tree {} reaches ~/{rel}, which holds credentials",
+                        dir.display()
+                    ));
+                }
+            }
+        }
+        for system in SENSITIVE_SYSTEM {
+            if reached(Path::new(system)) {
+                return ReadJudgement::Sensitive(format!(
+                    "a read of the whole tree {} reaches {system}, which holds credentials",
+                    dir.display()
+                ));
+            }
+        }
+        direct
+    }
+
     fn judge_read_path(&self, path: &Path) -> ReadJudgement {
         let parts: Vec<String> = path
             .components()
@@ -495,8 +591,15 @@ impl PathFacts {
             }
         }
         let lower = name.to_ascii_lowercase();
-        if lower == ".env" || lower.starts_with(".env.") {
+        if (lower == ".env" || lower.starts_with(".env."))
+            && !ENV_EXAMPLES.contains(&lower.as_str())
+            || lower == ".envrc"
+            || lower.starts_with("secrets.")
+        {
             return sensitive(format!("{name} usually holds secrets"));
+        }
+        if lower.ends_with("_history") || lower == ".history" {
+            return sensitive(format!("{name} is a command history"));
         }
         if [".pem", ".key", ".p12", ".pfx", ".keystore"]
             .iter()

@@ -226,7 +226,11 @@ impl<'a> Walker<'a> {
                     if relative
                         && matches!(
                             target.access,
-                            Access::Read | Access::Write | Access::Delete | Access::Run
+                            Access::Read
+                                | Access::Write
+                                | Access::Delete
+                                | Access::Run
+                                | Access::Repository
                         )
                     {
                         target.value = format!("{}/{}", dir.trim_end_matches('/'), target.value);

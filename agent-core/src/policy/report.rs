@@ -35,6 +35,9 @@ pub struct PolicyReport {
     pub seccomp: bool,
     /// The enforcement layers a run goes through.
     pub layers: Vec<&'static str>,
+    /// What a launched read is kept from on this kernel (empty without the
+    /// per-external sandbox).
+    pub read_launch: Vec<String>,
 }
 
 impl PolicyReport {
@@ -78,6 +81,11 @@ impl PolicyReport {
             },
             seccomp: matches!(protections.seccomp, SeccompSupport::Available),
             layers,
+            read_launch: if external_sandbox {
+                protections.read_launch()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -105,6 +113,7 @@ impl PolicyReport {
                 "seccomp": self.seccomp,
                 "layers": self.layers,
             },
+            "read_launch": self.read_launch,
         })
     }
 
@@ -154,6 +163,7 @@ impl PolicyReport {
                     self.layers.join(", ")
                 ),
             ),
+            ("read_launch", list(&self.read_launch)),
         ];
         rows.iter()
             .map(|(key, value)| format!("{key:<17} {value}\n"))

@@ -17,6 +17,10 @@ pub enum Access {
     Send,
     /// A script file the step runs.
     Run,
+    /// The directory a program runs in whose project configuration it
+    /// obeys: git's repository (`git -C DIR`, or `.`), the toolchain file
+    /// a rustup proxy follows.
+    Repository,
 }
 
 /// A path or host a step touches, as written (or as evaluated at runtime).

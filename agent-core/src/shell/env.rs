@@ -193,137 +193,43 @@ pub fn is_code_injection_name(name: &str) -> bool {
     DENIED.contains(&upper.as_str()) || DENIED_PREFIXES.iter().any(|p| upper.starts_with(p))
 }
 
-/// Variables that point a program at other configuration or code than
-/// the user's own: a home or config directory (`HOME`, `XDG_*`,
-/// `GNUPGHOME`), a tool's settings (`GIT_*`, `PIP_*`, `npm_config_*`,
-/// `CARGO_*`, `DOCKER_*`), a program it starts (`*PAGER`, `EDITOR`,
-/// `BROWSER`, `RUSTC_WRAPPER`, `SHELL`), a library path (`PYTHON*`,
-/// `PERL5LIB`, `NODE_PATH`, `LD_*`) or extra options (`TAR_OPTIONS`,
-/// `NODE_OPTIONS`, `MAKEFLAGS`). A program started after a pipeline
-/// changed one of these is not a plain read any more (a repository can
-/// commit the `.gitconfig` that `HOME=$PWD` makes git read).
-const REDIRECTING: &[&str] = &[
-    "HOME",
-    "RUSTC",
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "RUSTDOC",
-    "RUSTFLAGS",
-    "RUSTDOCFLAGS",
-    "EDITOR",
-    "VISUAL",
-    "BROWSER",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "LESSKEY",
-    "LESS",
-    "TERMINFO",
-    "TERMINFO_DIRS",
-    "TERMCAP",
-    "MAGIC",
-    "SHELL",
-    "ENV",
-    "BASH_ENV",
-    "ZDOTDIR",
-    "INPUTRC",
-    "PERL5LIB",
-    "PERL5OPT",
-    "PERLLIB",
-    "RUBYLIB",
-    "RUBYOPT",
-    "GEM_HOME",
-    "GEM_PATH",
-    "BUNDLE_GEMFILE",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "GNUPGHOME",
-    "SSH_ASKPASS",
-    "SUDO_ASKPASS",
-    "TAR_OPTIONS",
-    "GREP_OPTIONS",
-    "GZIP",
-    "XZ_DEFAULTS",
-    "XZ_OPT",
-    "ZSTD_CLEVEL",
-    "MANOPT",
-    "MANPATH",
-    "MAKEFLAGS",
-    "MFLAGS",
-    "GNUMAKEFLAGS",
-    "CC",
-    "CXX",
-    "LDFLAGS",
-    "CFLAGS",
-    "GOFLAGS",
-    "GOENV",
-    "GOTOOLCHAIN",
-    "GOPROXY",
-    "GOPATH",
-    "KUBECONFIG",
-    "HELM_HOME",
-    "APT_CONFIG",
-    "WGETRC",
-    "CURL_HOME",
-    "JAVA_TOOL_OPTIONS",
-    "_JAVA_OPTIONS",
-    "JDK_JAVA_OPTIONS",
-    "CLASSPATH",
-    "LUA_PATH",
-    "LUA_CPATH",
-    "LUA_INIT",
-    "TCLLIBPATH",
-    "PROMPT_COMMAND",
-    "IFS",
-    "CDPATH",
-    "GCONV_PATH",
-    "LOCPATH",
-    "NLSPATH",
-    "HOSTALIASES",
-    "TMPDIR",
-    "VIMINIT",
-    "EXINIT",
-    "MYVIMRC",
-    "SYSTEMD_EDITOR",
+/// The variables a pipeline may set without changing what a program
+/// runs or which configuration it reads: language, time zone, terminal
+/// size and colour, and the ones nu itself keeps (`PWD` after `cd`, the
+/// last exit code). Everything else — `HOME`, `XDG_*`, `GIT_*`, a pager,
+/// `MANROFFOPT`, `GROFF_BIN_PATH`, `LESSKEYIN`, `RIPGREP_CONFIG_PATH`, a
+/// name nobody has listed yet — may point a program at configuration or
+/// code the workspace wrote: an allowlist, never a list of denied names.
+const HARMLESS: &[&str] = &[
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "COLUMNS",
+    "LINES",
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "FORCE_COLOR",
+    "TERM",
+    "COLORTERM",
+    // Kept by nu itself.
+    "PWD",
+    "OLDPWD",
+    "LAST_EXIT_CODE",
+    "CMD_DURATION_MS",
+    "config",
 ];
-/// Prefixes of such variables (upper-cased).
-const REDIRECTING_PREFIXES: &[&str] = &[
-    "XDG_",
-    "GIT_",
-    "PYTHON",
-    "PIP_",
-    "NPM_CONFIG_",
-    "YARN_",
-    "PNPM_",
-    "BUN_",
-    "DENO_",
-    "CARGO_",
-    "RUSTUP_",
-    "LD_",
-    "DYLD_",
-    "DOCKER_",
-    "PODMAN_",
-    "CONTAINERS_",
-    "KUBE",
-    "TF_",
-    "CONDA",
-    "VIRTUAL_ENV",
-    "UV_",
-    "POETRY_",
-    "BASH_FUNC_",
-    "DPKG_",
-    "DEBCONF_",
-    "SSH_",
-];
+/// Prefixes of harmless variables: the locale categories.
+const HARMLESS_PREFIXES: &[&str] = &["LC_"];
 
-/// True when setting `name` points programs at other configuration or
-/// code (see `REDIRECTING`). Case-insensitive; the code-injection
-/// variables count too.
+/// True when setting `name` may point programs at other configuration or
+/// code: every variable that is not on the short harmless list
+/// (`HARMLESS`), including the code-injection ones.
 pub fn redirects_configuration(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    is_code_injection_name(name)
-        || REDIRECTING.contains(&upper.as_str())
-        || REDIRECTING_PREFIXES.iter().any(|p| upper.starts_with(p))
-        || upper.ends_with("PAGER")
+    if is_code_injection_name(name) {
+        return true;
+    }
+    !(HARMLESS.contains(&name) || HARMLESS_PREFIXES.iter().any(|p| name.starts_with(p)))
 }
 
 impl EnvFilter {

@@ -35,7 +35,7 @@ impl SimplePluginCommand for AgentPolicy {
     }
 
     fn extra_description(&self) -> &str {
-        "The policy comes from $env.config.plugins.agent.policy (defaults where a key is missing); an invalid one is an error naming the key. `writable` is the list of roots for the current directory. `protections` says what this machine enforces: the Landlock ABI (or why it is missing), whether seccomp filters work, and the enforcement layers a run goes through."
+        "The policy comes from $env.config.plugins.agent.policy (defaults where a key is missing); an invalid one is an error naming the key. `writable` is the list of roots for the current directory. `protections` says what this machine enforces: the Landlock ABI (or why it is missing), whether seccomp filters work, the enforcement layers a run goes through, and what a launched read is kept from on this kernel (`read_launch`)."
     }
 
     fn search_terms(&self) -> Vec<&str> {
@@ -142,5 +142,7 @@ fn policy_value(report: &PolicyReport, span: Span) -> Value {
         ),
     );
     record.push("protections", Value::record(protections, span));
+    // What a launched read is kept from, on this kernel.
+    record.push("read_launch", strings(&report.read_launch));
     Value::record(record, span)
 }

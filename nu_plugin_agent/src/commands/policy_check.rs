@@ -106,6 +106,7 @@ impl SimplePluginCommand for AgentPolicyCheck {
                 && sandbox::probe().can_sandbox()
                 && sandbox_worker().is_some(),
             session_allow: &[],
+            secret_read: None,
         };
         let decision = check(Engine::standard().state(), &judge, &pipeline.item);
         Ok(rows_value(&decision.rows, call.head))

@@ -32,4 +32,13 @@ pub const CASES: &[Case] = &[
     case("rt-archives-24", "^7z l x.7z -sdel", Confirm, "an unlisted switch (-sdel deletes files)"),
     case("rt-archives-25", "^ar t lib.a", Allow, "ar t lists members"),
     case("rt-archives-26", "^ar x lib.a", Confirm, "ar x extracts"),
+    case("rt-archives-27", "^zip -T -TT 'sh -c id' x.zip", Confirm, "zip -TT runs a command through a shell"),
+    case("rt-archives-28", "^zip -T x.jar", Confirm, "zip -T runs unzip (and changes nothing only by luck)"),
+    case("rt-archives-29", "^zip --test x.whl", Confirm, "the long form of -T"),
+    case("rt-archives-30", "^zip -qTT=id x.zip", Confirm, "-TT glued after another flag"),
+    case("rt-archives-31", "^zip --unzip-command id -T x.zip", Confirm, "the long form of -TT"),
+    case("rt-archives-32", "^zip -l x.zip", Confirm, "zip -l converts line ends (an old rule called it a listing)"),
+    case("rt-archives-33", "^zip -t 01012020 x.zip", Confirm, "zip -t is a date filter, not a test"),
+    case("rt-archives-34", "^zip -sf x.zip", Allow, "zip -sf lists the archive"),
+    case("rt-archives-35", "^nice zip -T -TT id x.zip", Confirm, "zip -TT through a wrapper"),
 ];

@@ -46,4 +46,11 @@ pub const CASES: &[Case] = &[
     case("rt-system-38", "^stty raw", Confirm, "stty settings change the terminal"),
     case("rt-system-39", "^tldr --update", Confirm, "tldr --update writes its cache from the network"),
     case("rt-system-40", "^sensors -s", Confirm, "sensors -s writes chip limits"),
+    case("rt-system-41", "^man -C man.conf -l x.1", Confirm, "man -C: a man-db configuration names the programs man runs"),
+    case("rt-system-42", "^man --config-file=./man.conf ls", Confirm, "man --config-file"),
+    case("rt-system-43", "^man --conf ./man.conf ls", Confirm, "an abbreviation of --config-file"),
+    case("rt-system-44", "^man -aCman.conf ls", Confirm, "-C glued into a cluster"),
+    case("rt-system-45", "^apropos -C man.conf ls", Confirm, "apropos -C reads the same configuration"),
+    case("rt-system-46", "^whatis --config-file man.conf ls", Confirm, "whatis --config-file"),
+    case("rt-system-47", "^timeout 5 man -C man.conf ls", Confirm, "man -C through a wrapper"),
 ];

@@ -11,6 +11,7 @@ pub(super) fn grammar(name: &str) -> Option<Grammar> {
     Some(match name {
         "tar" | "gtar" => tar,
         "unzip" => unzip,
+        "zip" => zip,
         "zipinfo" => zipinfo,
         "gzip" | "gunzip" | "zcat" => gzip,
         "xz" | "unxz" | "xzcat" | "lzma" | "unlzma" | "lzcat" => xz,
@@ -355,6 +356,46 @@ fn unzip(call: &mut Call<'_>) {
         format!("extracts into {}", directory.text()),
     );
     call.writes(&directory);
+}
+
+/// Info-ZIP zip: its only read-only forms are help (`-h`, `-h2`, `-v`,
+/// `-L` alone) and `-sf`/`--show-files ARCHIVE` (lists the archive). Every
+/// other form writes the archive; `-T` tests it by running `unzip` and
+/// `-TT CMD` runs CMD through a shell, so both ask with the reason named.
+fn zip(call: &mut Call<'_>) {
+    let args = call.args;
+    let literal: Vec<&str> = args.iter().filter_map(Arg::literal).collect();
+    let dynamic = literal.len() != args.len();
+    if let Some(test) = literal.iter().find(|a| {
+        matches!(**a, "-T" | "--test" | "-TT" | "--unzip-command")
+            || a.starts_with("--test")
+            || a.starts_with("-TT")
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains('T'))
+    }) {
+        return call.not_read_only(
+            Category::Exec,
+            format!("`{test}` tests the archive by running unzip, or with -TT the given command"),
+        );
+    }
+    let help = |a: &&str| matches!(*a, "-h" | "-h2" | "--help" | "-v" | "-L" | "--license");
+    if !dynamic && (literal.is_empty() || (literal.len() == 1 && help(&literal[0]))) {
+        return call.read([]);
+    }
+    if !dynamic
+        && literal.len() == 2
+        && matches!(literal[0], "-sf" | "--show-files")
+        && !literal[1].starts_with('-')
+    {
+        return call.read(args.get(1));
+    }
+    let archive = args
+        .iter()
+        .find(|a| a.literal().is_none_or(|t| !t.starts_with('-')))
+        .cloned();
+    call.not_read_only(Category::Write, "creates or changes a zip archive");
+    if let Some(archive) = archive {
+        call.writes(&archive);
+    }
 }
 
 /// zipinfo: lists a zip archive.
@@ -1016,6 +1057,11 @@ mod tests {
         "unzip -l x.zip -d out",
         "unzip -Z x.zip",
         "unzip -Z -1 x.zip",
+        "zip -sf x.zip",
+        "zip --show-files x.zip",
+        "zip -h",
+        "zip -v",
+        "zip",
         "unzip -z x.zip",
         "zipinfo x.zip",
         "zipinfo -1 x.zip",
@@ -1116,6 +1162,20 @@ mod tests {
         "unzip x.zip -d out",
         "unzip -q x.zip",
         "unzip -Z --bogus x.zip",
+        "zip -T -TT 'sh -c id' x.zip",
+        "zip -T x.zip",
+        "zip -TT=id x.zip",
+        "zip --test x.zip",
+        "zip --unzip-command id -T x.zip",
+        "zip -qT x.zip",
+        "zip -l x.zip",
+        "zip -t 01012020 x.zip",
+        "zip --test x.jar",
+        "zip x.zip notes.md",
+        "zip -r out.zip .",
+        "zip -sf x.zip y.zip",
+        "zip -d x.zip notes.md",
+        "zip -sf -TT id x.zip",
         "gzip notes.md",
         "gzip -k notes.md",
         "gzip -d x.gz",

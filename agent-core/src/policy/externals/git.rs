@@ -9,6 +9,8 @@
 //! other subcommand changes the repository, reaches the network, or is an
 //! alias from configuration: it asks.
 
+use crate::policy::Access;
+
 use super::{
     Arg, Call, Category, FormError, Grammar, Options, Parsed, flag as n, forbidden, optional as o,
     parse, valued as v,
@@ -1152,6 +1154,7 @@ fn git(call: &mut Call<'_>) {
         .filter(|(name, _)| *name == "-C")
         .filter_map(|(_, value)| value.cloned())
         .collect();
+    repository(call, &dirs);
     let mut operands = parsed.operands();
     let Some(sub) = operands.next() else {
         // `git`, `git --version`, `git --help`: usage and version.
@@ -1165,6 +1168,35 @@ fn git(call: &mut Call<'_>) {
     if subcommand(call, &sub, &rest) {
         call.read(&dirs);
     }
+}
+
+/// The directory git runs in (`-C a -C b` is `a/b`; none is `.`), as a
+/// [`Access::Repository`] target: the judge asks when its configuration
+/// is not the session's own repository's (see `policy::repository`).
+fn repository(call: &mut Call<'_>, dirs: &[Arg]) {
+    if dirs.iter().any(|d| matches!(d, Arg::Dynamic(_))) {
+        call.step.dynamic = true;
+        call.step.raise(
+            crate::policy::Verdict::Confirm,
+            "^git: -C names a directory only known when it runs, whose repository configuration can name programs git runs",
+        );
+        return;
+    }
+    let mut dir = String::new();
+    for d in dirs {
+        let d = d.text();
+        if d.starts_with('/') || d.starts_with('~') || dir.is_empty() {
+            dir = d.to_string();
+        } else {
+            dir = format!("{}/{d}", dir.trim_end_matches('/'));
+        }
+    }
+    if dir.is_empty() {
+        dir.push('.');
+    }
+    call.step
+        .targets
+        .push(crate::policy::Target::new(Access::Repository, dir));
 }
 
 /// Judge `git <sub> <rest>`; true when it is a read-only form.

@@ -395,6 +395,16 @@ fn classify_into(program: &str, args: &[Arg], depth: usize, plan: &mut ExternalP
             depth,
         };
         judge(&mut call);
+        // `rg PATTERN`, `find`, `du`: with no path named they read the
+        // working directory's tree, which the judge must see.
+        if call.step.category == Category::Read
+            && matches!(name, "rg" | "ag" | "find" | "du" | "fd" | "fdfind")
+            && !call.step.targets.iter().any(|t| t.access == Access::Read)
+        {
+            call.step
+                .targets
+                .push(super::Target::new(Access::Read, "."));
+        }
         plan.steps.push(call.step);
         plan.steps.append(&mut call.nested.steps);
         plan.nested_nu.append(&mut call.nested.nested_nu);
@@ -853,6 +863,27 @@ fn render(program: &str, args: &[Arg]) -> String {
     out
 }
 
+/// Programs whose read-only forms ask a local daemon over its socket
+/// (`systemctl status`, `docker ps`): their read launch may open
+/// `AF_UNIX` sockets; every other read may not.
+const READS_THROUGH_A_DAEMON: &[&str] = &[
+    "systemctl",
+    "docker",
+    "podman",
+    "timedatectl",
+    "hostnamectl",
+    "localectl",
+    "loginctl",
+    "nmcli",
+    "snap",
+];
+
+/// Whether the program (`^docker` or `docker`) reads by asking a local
+/// daemon, see [`READS_THROUGH_A_DAEMON`].
+pub fn reads_through_a_daemon(program: &str) -> bool {
+    READS_THROUGH_A_DAEMON.contains(&base_name(program.trim_start_matches('^')))
+}
+
 /// `text` as one shell word: as is when plain, else in single quotes.
 pub fn quote(text: &str) -> String {
     let plain = !text.is_empty()
@@ -987,7 +1018,12 @@ mod tests {
         }
         let p = plan("git log --output=../../.bashrc");
         assert_eq!(p.steps[0].category, Category::Write);
-        assert_eq!(p.steps[0].targets[0].value, "../../.bashrc");
+        assert!(
+            p.steps[0]
+                .targets
+                .iter()
+                .any(|t| t.access == Access::Write && t.value == "../../.bashrc")
+        );
     }
 
     #[test]

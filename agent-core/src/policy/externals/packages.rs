@@ -657,7 +657,8 @@ const CARGO_GLOBAL: Options = Options::posix(
     ],
 );
 
-/// `cargo tree` (routine work: stays read-only).
+/// `cargo tree` (routine work: stays read-only where the project has no
+/// `.cargo/config.toml`, see `policy::repository::cargo_configuration`).
 const CARGO_TREE: Options = Options::gnu(
     "p:i:e:dF:f:qvh",
     &[
@@ -712,6 +713,7 @@ const CARGO_SMALL: Options = Options::gnu(
 );
 
 fn cargo(call: &mut Call<'_>) {
+    follows_project_configuration(call);
     let args = call.args;
     let Some(parsed) = parse_or_ask_cargo(call, &CARGO_GLOBAL, args) else {
         return;
@@ -820,6 +822,7 @@ const RUSTC: Options = Options::gnu(
 /// `rustc --version`, `--print X`, `--explain E`; compiling writes the
 /// output and runs proc macros.
 fn rustc(call: &mut Call<'_>) {
+    follows_project_configuration(call);
     let Some(parsed) = call.parse(&RUSTC) else {
         return;
     };
@@ -862,7 +865,19 @@ const RUSTUP: Tool = Tool {
     other_why: "installs, removes or changes toolchains (or runs a program)",
 };
 
+/// A rustup proxy runs the toolchain the nearest `rust-toolchain.toml`
+/// names, and cargo loads the project's `.cargo/config.toml` (which can
+/// name a rustc-wrapper): the directory it starts in is judged (see
+/// `policy::repository`).
+fn follows_project_configuration(call: &mut Call<'_>) {
+    call.step.targets.push(crate::policy::Target::new(
+        crate::policy::Access::Repository,
+        ".",
+    ));
+}
+
 fn rustup(call: &mut Call<'_>) {
+    follows_project_configuration(call);
     let args = call.args;
     judge_tool(call, &RUSTUP, args);
 }

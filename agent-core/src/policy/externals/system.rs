@@ -1218,8 +1218,31 @@ const GETENT: Options = Options::gnu(
     ],
 );
 
+/// The databases getent answers by resolving names: through DNS (or a
+/// resolver daemon) a look-up of `<data>.example.com` sends data out.
+const GETENT_RESOLVERS: &[&str] = &["hosts", "ahosts", "ahostsv4", "ahostsv6", "networks"];
+
 fn getent(call: &mut Call<'_>) {
-    query(call, &GETENT);
+    let Some(parsed) = query(call, &GETENT) else {
+        return;
+    };
+    let mut operands = parsed.operands();
+    let database = operands.next().map(|a| a.text().to_string());
+    if database
+        .as_deref()
+        .is_some_and(|db| GETENT_RESOLVERS.contains(&db))
+    {
+        let keys: Vec<String> = operands.map(|a| a.text().to_string()).collect();
+        call.not_read_only(
+            Category::Network,
+            "`getent hosts` resolves names through DNS, which can carry data out",
+        );
+        for key in keys {
+            call.step
+                .targets
+                .push(crate::policy::Target::new(crate::policy::Access::Host, key));
+        }
+    }
 }
 
 /// locale: names of categories and keywords.
@@ -1849,6 +1872,14 @@ const MAN: Options = Options::gnu(
 
 /// man options that run a program or write files.
 const MAN_REFUSED: &[(&str, &str)] = &[
+    (
+        "-C",
+        "reads a man-db configuration, which names the programs man runs",
+    ),
+    (
+        "--config-file",
+        "reads a man-db configuration, which names the programs man runs",
+    ),
     ("-P", "runs the given pager"),
     ("--pager", "runs the given pager"),
     ("-H", "runs a browser"),
@@ -1876,7 +1907,7 @@ fn man(call: &mut Call<'_>) {
     if let Some((option, why)) = MAN_REFUSED.iter().find(|(o, _)| parsed.has(o)) {
         return call.not_read_only(Category::Exec, format!("`{option}` {why}"));
     }
-    let mut read = values(&parsed, &["-C", "--config-file"]);
+    let mut read = Vec::new();
     if parsed.has("-l") || parsed.has("--local-file") {
         read.extend(parsed.operands());
     }
@@ -1907,7 +1938,15 @@ const WHATIS: Options = Options::gnu(
 );
 
 fn whatis(call: &mut Call<'_>) {
-    query(call, &WHATIS);
+    let Some(parsed) = query(call, &WHATIS) else {
+        return;
+    };
+    if parsed.has("-C") || parsed.has("--config-file") {
+        call.not_read_only(
+            Category::Exec,
+            "`-C` reads a man-db configuration the workspace may have written",
+        );
+    }
 }
 
 /// GNU info: `-o/--output` writes the nodes to a file, `--dribble` records
@@ -2176,7 +2215,6 @@ mod tests {
         "dmesg --level=err,warn -H",
         "dmesg -w",
         "getent passwd root",
-        "getent hosts localhost",
         "locale",
         "locale -a",
         "localectl",
@@ -2261,7 +2299,6 @@ mod tests {
         "man -a printf",
         "man -K foo",
         "man -l notes.md",
-        "man --config-file=man.conf ls",
         "whatis ls",
         "apropos -s 1 copy",
         "info coreutils",
@@ -2401,6 +2438,16 @@ mod tests {
         "stty sane",
         "stty cols 80",
         "man -P 'touch x' ls",
+        "getent hosts localhost",
+        "getent ahosts data.example.com",
+        "getent -s dns hosts x.example",
+        "man -C man.conf ls",
+        "man -Cman.conf -l x.1",
+        "man --config-file=man.conf ls",
+        "man --config man.conf ls",
+        "man -aC man.conf ls",
+        "apropos -C man.conf ls",
+        "whatis --config-file man.conf ls",
         "man --pager='touch x' ls",
         "man --pag=cat ls",
         "man -H ls",

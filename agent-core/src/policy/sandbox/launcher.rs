@@ -2,9 +2,12 @@
 //! started as `<our binary> --sandbox-exec <spec> -- <program> <args...>`.
 //! The launcher creates a private temp dir, restricts itself (Landlock +
 //! seccomp) to what the program's verdict allowed — a read gets no write
-//! anywhere but `/dev/null` and that temp dir, and no network — then runs
-//! the program, waits for it, removes the temp dir and exits as the
-//! program did. A form the classifier misjudged as a read can only read.
+//! anywhere but `/dev/null` and that temp dir, no network, no unix socket
+//! (but for the programs that read through a daemon), no metadata change,
+//! mount, namespace or key, and as root only the capabilities that read —
+//! then runs the program, waits for it, removes the temp dir and exits as
+//! the program did. A form the classifier misjudged as a read can only
+//! read.
 //!
 //! The spec is narrowed by the runtime guard of `run-external`
 //! ([`crate::policy::Guardrails`]); the launcher only applies it. Whatever
@@ -46,6 +49,11 @@ pub struct ExecSpec {
     /// [`SandboxSpec::nested`]).
     #[serde(default)]
     pub nested: bool,
+    /// It may open `AF_UNIX` sockets: talk to a local daemon (a read whose
+    /// program asks a daemon, `docker ps`; an approved program of unknown
+    /// effect). Without it no socket reaches a daemon.
+    #[serde(default)]
+    pub local_sockets: bool,
 }
 
 impl ExecSpec {
@@ -56,7 +64,13 @@ impl ExecSpec {
             network: false,
             protected: Vec::new(),
             nested: false,
+            local_sockets: false,
         }
+    }
+
+    /// Nothing writable and no network.
+    pub fn is_read_only(&self) -> bool {
+        self.writable.is_empty() && !self.network
     }
 
     /// A label for `agent policy` and the audit log: `read-only`,
@@ -67,11 +81,14 @@ impl ExecSpec {
             1 => format!("writes {}", self.writable[0].display()),
             n => format!("writes {n} paths"),
         };
+        let mut label = writes;
         if self.network {
-            format!("{writes}, network")
-        } else {
-            writes
+            label.push_str(", network");
         }
+        if self.local_sockets {
+            label.push_str(", local daemons");
+        }
+        label
     }
 }
 
@@ -154,7 +171,9 @@ pub fn exec_main(args: Vec<OsString>) -> i32 {
         protected: spec.protected.clone(),
         nested: spec.nested,
     };
-    if let Err(err) = apply_to_current_process(&sandbox) {
+    if let Err(err) = apply_to_current_process(&sandbox)
+        .and_then(|_| super::restrict_launch(spec.is_read_only(), spec.local_sockets))
+    {
         return refuse(&format!("cannot sandbox {shown}: {err}"));
     }
     let mut command = Command::new(&program);
@@ -279,6 +298,7 @@ mod tests {
             network: true,
             protected: Vec::new(),
             nested: false,
+            local_sockets: false,
         };
         let prefix = launcher_prefix(Path::new("/bin/agent"), &spec);
         assert_eq!(prefix[0], "/bin/agent");

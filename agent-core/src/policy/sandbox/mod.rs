@@ -30,6 +30,8 @@ use std::{
 use serde::{Deserialize, Serialize};
 
 #[cfg(target_os = "linux")]
+mod capabilities;
+#[cfg(target_os = "linux")]
 mod landlock;
 mod launcher;
 mod mounts;
@@ -265,6 +267,9 @@ pub enum SandboxError {
         "the sandbox must be applied before any thread starts, but this process already runs {0} threads"
     )]
     Threaded(usize),
+    /// The capabilities of a launched read could not be lowered.
+    #[error("the capabilities of the program could not be lowered: {0}")]
+    Capabilities(String),
     /// Not Linux on x86_64 or aarch64.
     #[error("the OS sandbox is only available on Linux (x86_64 and aarch64)")]
     Unsupported,
@@ -316,6 +321,27 @@ fn apply_linux(spec: &SandboxSpec) -> Result<Applied, SandboxError> {
         network_blocked: !spec.network,
         writable: spec.writable_roots().to_vec(),
     })
+}
+
+/// Narrow this (already sandboxed) launcher further for the one program
+/// it starts: a read (`read_only`) can change no metadata, mount, key or
+/// namespace and keeps only the capabilities that read; without
+/// `local_sockets` no program reaches a local daemon's socket; none types
+/// into the terminal.
+#[cfg(target_os = "linux")]
+pub(crate) fn restrict_launch(read_only: bool, local_sockets: bool) -> Result<(), SandboxError> {
+    if read_only {
+        capabilities::keep_only_read_capabilities()?;
+    }
+    seccomp::install_launch(seccomp::LaunchLimits {
+        read_only,
+        local_sockets,
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn restrict_launch(_read_only: bool, _local_sockets: bool) -> Result<(), SandboxError> {
+    Err(SandboxError::Unsupported)
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -23,6 +23,43 @@ impl Protections {
     }
 }
 
+impl Protections {
+    /// What a launched read (an external the policy judged read-only) is
+    /// kept from on this machine, one line per protection in force; empty
+    /// when the per-external sandbox cannot run here.
+    pub fn read_launch(&self) -> Vec<String> {
+        let LandlockSupport::Abi(abi) = self.landlock else {
+            return Vec::new();
+        };
+        if !matches!(self.seccomp, SeccompSupport::Available) {
+            return Vec::new();
+        }
+        let mut out = vec![format!(
+            "landlock ABI {abi}: no file created, written, renamed or deleted{}",
+            if abi >= 3 { ", none truncated" } else { "" }
+        )];
+        if abi >= 4 {
+            out.push("landlock: no TCP bind or connect".into());
+        }
+        if abi >= 6 {
+            out.push(
+                "landlock: no signal to, or abstract unix socket of, a process outside".into(),
+            );
+        }
+        out.extend(
+            [
+                "seccomp: no internet socket (netlink stays, to read the kernel's network state)",
+                "seccomp: no unix socket, so no local daemon (but the daemon readers: systemctl, docker, ...)",
+                "seccomp: no chmod, chown, utime, xattr or chattr flag change",
+                "seccomp: no mount, namespace, keyring, bpf, ptrace, terminal input or clearing the kernel log",
+                "capabilities: a read as root keeps only those that read (no CAP_NET_ADMIN, CAP_SYS_ADMIN, ...)",
+            ]
+            .map(String::from),
+        );
+        out
+    }
+}
+
 impl fmt::Display for Protections {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "landlock: {}\nseccomp: {}", self.landlock, self.seccomp)
@@ -205,6 +242,15 @@ mod tests {
                 .starts_with("landlock: no (Landlock is built")
         );
         assert!(!missing.can_sandbox());
+        assert!(missing.read_launch().is_empty());
+        let lines = protections.read_launch();
+        assert!(lines.iter().any(|l| l.contains("chmod")));
+        assert!(lines.iter().any(|l| l.contains("abstract unix socket")));
+        let old = Protections {
+            landlock: LandlockSupport::Abi(3),
+            seccomp: SeccompSupport::Available,
+        };
+        assert!(!old.read_launch().iter().any(|l| l.contains("TCP")));
     }
 
     #[cfg(target_os = "linux")]

@@ -62,10 +62,203 @@ pub(super) fn program(block_network: bool) -> Result<BpfProgram, SandboxError> {
         rules.insert(i64::from(libc::SYS_socket), vec![not_local_family.clone()]);
         rules.insert(i64::from(libc::SYS_socketpair), vec![not_local_family]);
     }
+    errno_filter(rules, libc::EPERM)
+}
+
+/// What one launched program may still do beyond its files and the
+/// network: reach local daemons, and (for a read) change any state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct LaunchLimits {
+    /// Nothing writable and no network: a read. Refuses every syscall that
+    /// changes state without writing a file's content (metadata,
+    /// namespaces, mounts, keys, BPF).
+    pub read_only: bool,
+    /// It may create `AF_UNIX` sockets, i.e. talk to a local daemon.
+    pub local_sockets: bool,
+}
+
+/// Syscalls that change a file's mode, owner, timestamps or extended
+/// attributes: Landlock does not cover them (landlock(7) CAVEATS).
+const METADATA: &[libc::c_long] = &[
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_chmod,
+    libc::SYS_fchmod,
+    libc::SYS_fchmodat,
+    SYS_FCHMODAT2,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_chown,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_lchown,
+    libc::SYS_fchown,
+    libc::SYS_fchownat,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_utime,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_utimes,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_futimesat,
+    libc::SYS_utimensat,
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_fsetxattr,
+    SYS_SETXATTRAT,
+    libc::SYS_removexattr,
+    libc::SYS_lremovexattr,
+    libc::SYS_fremovexattr,
+    SYS_REMOVEXATTRAT,
+];
+
+/// `fchmodat2(2)` (Linux 6.6), `setxattrat(2)` and `removexattrat(2)`
+/// (6.13): the same number on every architecture, not in `libc` for all.
+const SYS_FCHMODAT2: libc::c_long = 452;
+const SYS_SETXATTRAT: libc::c_long = 463;
+const SYS_REMOVEXATTRAT: libc::c_long = 466;
+
+/// Syscalls that reach beyond the program's own files: mounts and
+/// namespaces (a way around the other rules), the kernel keyring, BPF,
+/// opening files by handle (outside any path rule).
+const STATE: &[libc::c_long] = &[
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_mount_setattr,
+    libc::SYS_move_mount,
+    libc::SYS_open_tree,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_pivot_root,
+    libc::SYS_chroot,
+    libc::SYS_setns,
+    libc::SYS_unshare,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_bpf,
+    libc::SYS_open_by_handle_at,
+    libc::SYS_perf_event_open,
+];
+
+/// `ioctl` requests that change a file's flags (`chattr`: immutable,
+/// append-only) or inject input into a terminal.
+const IOCTLS_CHANGING_STATE: &[u64] = &[
+    0x4008_6602, // FS_IOC_SETFLAGS
+    0x4004_6602, // FS_IOC32_SETFLAGS
+    0x401c_5820, // FS_IOC_FSSETXATTR
+];
+/// Typing into the user's terminal (`TIOCSTI`) or its console
+/// (`TIOCLINUX`): refused to every launched program.
+const IOCTLS_TERMINAL: &[u64] = &[
+    0x5412, // TIOCSTI
+    0x541c, // TIOCLINUX
+];
+
+/// `syslog(2)` actions that change state: read-and-clear, clear, console
+/// off, console on, console level.
+const SYSLOG_CHANGES: &[u64] = &[4, 5, 6, 7, 8];
+
+/// The namespace flags of `clone(2)`.
+const NEW_NAMESPACES: &[libc::c_int] = &[
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+    libc::CLONE_NEWCGROUP,
+];
+
+/// Install the launched program's own filters on top of the sandbox's
+/// (seccomp filters stack; the strictest answer wins).
+pub(super) fn install_launch(limits: LaunchLimits) -> Result<(), SandboxError> {
+    let apply = |program: &BpfProgram| {
+        seccompiler::apply_filter(program).map_err(|err| SandboxError::Seccomp(err.to_string()))
+    };
+    apply(&launch_program(limits)?)?;
+    if limits.read_only {
+        apply(&clone3_unavailable()?)?;
+    }
+    Ok(())
+}
+
+/// The filter of [`install_launch`]: default allow; what `limits` takes
+/// away fails with `EPERM`.
+#[allow(clippy::useless_conversion)]
+pub(super) fn launch_program(limits: LaunchLimits) -> Result<BpfProgram, SandboxError> {
+    let compile = |err: seccompiler::BackendError| SandboxError::Seccomp(err.to_string());
+    let equals = |arg: u8, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
+            .map_err(compile)
+    };
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    let mut ioctls: Vec<u64> = IOCTLS_TERMINAL.to_vec();
+    if !limits.local_sockets {
+        // No socket to a daemon, by path or in the abstract namespace
+        // (`socketpair` makes only a connected pair: still allowed).
+        rules.insert(
+            i64::from(libc::SYS_socket),
+            vec![SeccompRule::new(vec![equals(0, libc::AF_UNIX as u64)?]).map_err(compile)?],
+        );
+    }
+    if limits.read_only {
+        for nr in METADATA.iter().chain(STATE) {
+            rules.insert(i64::from(*nr), Vec::new());
+        }
+        ioctls.extend_from_slice(IOCTLS_CHANGING_STATE);
+        let mut clone = Vec::new();
+        for flag in NEW_NAMESPACES {
+            let flag = *flag as u64;
+            clone.push(
+                SeccompRule::new(vec![
+                    SeccompCondition::new(
+                        0,
+                        SeccompCmpArgLen::Qword,
+                        SeccompCmpOp::MaskedEq(flag),
+                        flag,
+                    )
+                    .map_err(compile)?,
+                ])
+                .map_err(compile)?,
+            );
+        }
+        rules.insert(i64::from(libc::SYS_clone), clone);
+        // syslog(2) may read the kernel log, not clear it or change the
+        // console (`dmesg -C`, `-D`, `-n`).
+        let mut syslog = Vec::new();
+        for action in SYSLOG_CHANGES {
+            syslog.push(SeccompRule::new(vec![equals(0, *action)?]).map_err(compile)?);
+        }
+        rules.insert(i64::from(libc::SYS_syslog), syslog);
+    }
+    let mut ioctl = Vec::new();
+    for request in ioctls {
+        ioctl.push(SeccompRule::new(vec![equals(1, request)?]).map_err(compile)?);
+    }
+    rules.insert(i64::from(libc::SYS_ioctl), ioctl);
+    errno_filter(rules, libc::EPERM)
+}
+
+/// `clone3(2)` passes its flags in memory, where a filter cannot read
+/// them: it answers `ENOSYS`, so the C library falls back to `clone(2)`,
+/// whose flags the launch filter checks.
+#[allow(clippy::useless_conversion)]
+fn clone3_unavailable() -> Result<BpfProgram, SandboxError> {
+    errno_filter(
+        BTreeMap::from([(i64::from(libc::SYS_clone3), Vec::new())]),
+        libc::ENOSYS,
+    )
+}
+
+/// Compile `rules`: default allow, a matching syscall fails with `errno`.
+fn errno_filter(
+    rules: BTreeMap<i64, Vec<SeccompRule>>,
+    errno: libc::c_int,
+) -> Result<BpfProgram, SandboxError> {
+    let compile = |err: seccompiler::BackendError| SandboxError::Seccomp(err.to_string());
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
+        SeccompAction::Errno(errno as u32),
         target_arch()?,
     )
     .map_err(compile)?;
@@ -139,5 +332,21 @@ mod tests {
         assert!(closed.len() > open.len());
         // Both start with the architecture check.
         assert_eq!(open[..3], closed[..3]);
+    }
+
+    #[test]
+    fn a_read_launch_refuses_more_than_a_write_launch() {
+        let limits = |read_only, local_sockets| LaunchLimits {
+            read_only,
+            local_sockets,
+        };
+        let read = launch_program(limits(true, false)).unwrap();
+        let daemon_read = launch_program(limits(true, true)).unwrap();
+        let write = launch_program(limits(false, false)).unwrap();
+        let approved = launch_program(limits(false, true)).unwrap();
+        assert!(read.len() > daemon_read.len());
+        assert!(read.len() > write.len());
+        assert!(write.len() > approved.len());
+        assert!(clone3_unavailable().is_ok());
     }
 }

@@ -237,7 +237,8 @@ fn worker_error(message: String) -> Diagnostic {
 
 /// Send the final message. An outcome that cannot be encoded (a value
 /// with no serial form) is replaced by an error saying so.
-fn send_done(output: &Mutex<File>, outcome: Outcome) {
+fn send_done(output: &Mutex<File>, mut outcome: Outcome) {
+    outcome.value = sendable(outcome.value);
     let cwd = outcome.cwd.clone();
     let duration = outcome.duration;
     let line = serde_json::to_vec(&FromWorker::Done(Box::new(outcome))).or_else(|err| {
@@ -251,6 +252,32 @@ fn send_done(output: &Mutex<File>, outcome: Outcome) {
     if let (Ok(mut line), Ok(mut out)) = (line, output.lock()) {
         line.push(b'\n');
         let _ = out.write_all(&line).and_then(|()| out.flush());
+    }
+}
+
+/// `value` with every custom value (a SQLite database, a lazy query)
+/// replaced by its base value, the table it stands for: a custom value
+/// has no serial form the parent can read back.
+fn sendable(value: Value) -> Value {
+    let span = value.span();
+    match value {
+        Value::Custom { val, .. } => match val.to_base_value(span) {
+            // A base value that is custom again is not sent.
+            Ok(Value::Custom { .. }) => Value::string(format!("<{}>", val.type_name()), span),
+            Ok(base) => sendable(base),
+            Err(err) => Value::error(err, span),
+        },
+        Value::List { vals, .. } => {
+            Value::list(vals.into_owned().into_iter().map(sendable).collect(), span)
+        }
+        Value::Record { val, .. } => Value::record(
+            val.into_owned()
+                .into_iter()
+                .map(|(k, v)| (k, sendable(v)))
+                .collect(),
+            span,
+        ),
+        other => other,
     }
 }
 

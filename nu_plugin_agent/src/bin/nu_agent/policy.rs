@@ -29,6 +29,7 @@ pub fn policy_check(pipeline: &str, policy: Policy, json: bool) -> ExitCode {
         facts: &facts,
         sandbox_enforced: policy.sandbox != SandboxMode::Off && sandbox::probe().can_sandbox(),
         session_allow: &[],
+        secret_read: None,
     };
     let decision = check(Engine::standard().state(), &judge, pipeline);
     if json {
