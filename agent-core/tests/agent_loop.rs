@@ -1034,6 +1034,17 @@ fn an_answer_with_facts_no_result_shows_goes_back_once() {
     );
 }
 
+/// The text and rows of an answer that returned a table.
+fn answered_table(ending: Ending) -> (String, Vec<Value>) {
+    match ending {
+        Ending::Answered {
+            text,
+            data: Some(Value::List { vals, .. }),
+        } => (text, vals.to_vec()),
+        other => panic!("expected the table as data, got {other:?}"),
+    }
+}
+
 #[test]
 fn an_answer_right_after_a_table_returns_the_table() {
     let mut ep = episode(
@@ -1045,13 +1056,7 @@ fn an_answer_right_after_a_table_returns_the_table() {
         AgentOptions::default(),
     );
     let ending = ep.agent.run("which text files?", &CancelToken::new());
-    let Ending::Answered {
-        text,
-        data: Some(Value::List { vals, .. }),
-    } = ending
-    else {
-        panic!("expected the table as data, got {ending:?}");
-    };
+    let (text, vals) = answered_table(ending);
     assert_eq!(text, "a.txt and c.txt.");
     assert_eq!(vals.len(), 2);
     assert!(
@@ -1089,13 +1094,7 @@ fn a_reply_that_repeats_a_message_it_was_sent_is_not_the_answer() {
         AgentOptions::default(),
     );
     let ending = ep.agent.run("which text files?", &CancelToken::new());
-    let Ending::Answered {
-        text,
-        data: Some(Value::List { vals, .. }),
-    } = ending
-    else {
-        panic!("expected the table as data, got {ending:?}");
-    };
+    let (text, vals) = answered_table(ending);
     assert_eq!(text, "The text files are a.txt and c.txt.");
     assert_eq!(vals.len(), 2);
     assert_eq!(
