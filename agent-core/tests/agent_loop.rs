@@ -1151,3 +1151,20 @@ fn an_answer_saying_something_changed_when_nothing_did_goes_back_once() {
     );
     assert!(!ep.dir.path().join("a.txt").exists());
 }
+
+#[test]
+fn a_nushell_value_piped_into_a_program_named_like_a_command_runs_as_the_command() {
+    // coreutils' `sum` would checksum the table's text.
+    let mut ep = episode(
+        vec![nu("ls | get size | sum"), answer("150 B")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent.run("total size?", &CancelToken::new());
+    let results = ep.tool_results();
+    assert!(
+        results[0].contains("it ran as Nushell: `ls | get size | math sum`"),
+        "{results:?}"
+    );
+    assert!(results[0].ends_with("150B"), "{results:?}");
+}

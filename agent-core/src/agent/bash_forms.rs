@@ -170,6 +170,27 @@ fn translate(
     Some(translated)
 }
 
+/// Whether `pipeline` pipes a Nushell command's value into a program
+/// named bare whose name is another language's word for a Nushell command
+/// (`ls **/*.csv | get size | sum`: coreutils' `sum` would checksum the
+/// table's text): the Nushell command is what was meant (see
+/// `as_nushell`). A program the model marked with `^` is taken as meant,
+/// and text tools (`grep`, `wc`, `head`) are left alone: a Nushell value
+/// may be text they read rightly.
+pub fn feeds_a_table_to_a_program(engine: &EngineState, pipeline: &str) -> bool {
+    let Some(elements) = split_pipeline(pipeline) else {
+        return false;
+    };
+    elements.windows(2).any(|pair| {
+        let (before, element) = (pair[0].trim(), pair[1].trim());
+        let head = element.split_whitespace().next().unwrap_or_default();
+        RENAMED.iter().any(|(from, _)| *from == head)
+            && is_program(engine, element)
+            && !before.starts_with('^')
+            && !is_program(engine, before)
+    })
+}
+
 /// `element` calls a program, not a Nushell command (nor a value).
 fn is_program(engine: &EngineState, element: &str) -> bool {
     let head = element.split_whitespace().next().unwrap_or_default();
@@ -406,6 +427,19 @@ mod tests {
             Some("ls -l | sort-by size --reverse")
         );
         assert!(asks_help_by_habit(engine.state(), "ls -lh | first 3"));
+        // A Nushell value piped into a bare program is read as text.
+        let feeds = |p: &str| feeds_a_table_to_a_program(engine.state(), p);
+        assert!(feeds("ls **/*.csv | get size | sum"));
+        assert_eq!(
+            nu("ls **/*.csv | get size | sum").as_deref(),
+            Some("ls **/*.csv | get size | math sum")
+        );
+        assert!(feeds("ls | get size | count"));
+        assert!(!feeds("open --raw a.log | wc -l"), "a text tool");
+        assert!(!feeds("^cksum a | sum"), "text into a program");
+        assert!(!feeds("ls | get size | ^sum"), "marked as meant");
+        assert!(!feeds("ls | get size | math sum"));
+        assert!(!feeds("sum a.txt"));
         assert!(asks_help_by_habit(engine.state(), "ls -ah"));
         assert!(
             !asks_help_by_habit(engine.state(), "ls -h"),

@@ -1017,8 +1017,9 @@ impl Agent {
             .map(|plan| repair::unknown_programs(plan, finds))
             .unwrap_or_default();
         let engine = self.shell.session().engine_state();
-        if plan.is_some() && unknown.is_empty() && !bash_forms::asks_help_by_habit(engine, pipeline)
-        {
+        let bash_in_nushell = bash_forms::asks_help_by_habit(engine, pipeline)
+            || bash_forms::feeds_a_table_to_a_program(engine, pipeline);
+        if plan.is_some() && unknown.is_empty() && !bash_in_nushell {
             return self.run_checked(step, pipeline, why, decision, cancel);
         }
         // Bash in a Nushell pipeline: its exact Nushell form runs where the
