@@ -80,29 +80,25 @@ impl<T: Copy + PartialEq> Avoid<T> {
 
     /// Whether a reply whose call so far is `call` may still be on an
     /// avoided path (when not, choices need not be weighed).
-    pub fn watching(&self, call: Option<&[u8]>) -> bool {
-        call.is_some_and(|text| self.texts.iter().any(|a| a.starts_with(text)))
+    pub fn watching(&self, call: &[u8]) -> bool {
+        self.texts.iter().any(|a| a.starts_with(call))
     }
 
     /// The token to take after `at` tokens of reply, `call` being the call
     /// object written so far, `chosen` the sampler's choice and `ranked`
-    /// the best candidates the sampler kept (token, logit, bytes), best
-    /// first.
+    /// the best candidates the sampler kept, best first: each as (token,
+    /// logit, bytes).
     pub fn choose(
         &mut self,
         call: &[u8],
         at: usize,
-        chosen: T,
+        chosen: &(T, f32, Vec<u8>),
         ranked: &[(T, f32, Vec<u8>)],
     ) -> Choice<T> {
         let texts = &self.texts;
         let track = |piece: &[u8]| track(texts, call, piece);
-        let chosen_piece = ranked
-            .iter()
-            .find(|(t, ..)| *t == chosen)
-            .map(|(_, _, p)| p.as_slice());
-        let chosen_track = chosen_piece.map_or(Track::Off, track);
-        match chosen_track {
+        let (chosen, chosen_logit, chosen_piece) = (chosen.0, chosen.1, &chosen.2);
+        match track(chosen_piece) {
             Track::Off => Choice::Take(chosen),
             Track::Completes => match self.best.take().filter(|_| !self.forked) {
                 Some(fork) => Choice::Rewind(fork),
@@ -115,10 +111,6 @@ impl<T: Copy + PartialEq> Avoid<T> {
             },
             Track::OnPath => {
                 if !self.forked {
-                    let chosen_logit = ranked
-                        .iter()
-                        .find(|(t, ..)| *t == chosen)
-                        .map_or(f32::INFINITY, |(_, l, _)| *l);
                     let leaving = ranked
                         .iter()
                         .find(|(t, _, p)| *t != chosen && !p.is_empty() && track(p) == Track::Off);
@@ -224,6 +216,18 @@ mod tests {
             .collect()
     }
 
+    /// `avoid.choose` with the sampler's choice `chosen` among `ranked`.
+    fn choose_from(
+        avoid: &mut Avoid<u32>,
+        call: &[u8],
+        at: usize,
+        chosen: u32,
+        ranked: &[(u32, f32, Vec<u8>)],
+    ) -> Choice<u32> {
+        let entry = ranked.iter().find(|(t, ..)| *t == chosen).unwrap().clone();
+        avoid.choose(call, at, &entry, ranked)
+    }
+
     #[test]
     fn a_call_is_written_as_the_grammar_writes_it() {
         let call = nu_call("ls | where name =~ \"x\"\n");
@@ -255,17 +259,35 @@ mod tests {
         let prefix = br#"{"name": "nu", "arguments": {"pipeline": ""#;
         // At the first token of the pipeline `ls` is far ahead of `du`.
         let mut call = prefix.to_vec();
-        assert!(avoid.watching(Some(&call)));
-        let choice = avoid.choose(&call, 10, 1, &ranked(&[(1, 9.0, "ls"), (2, 4.0, "du")]));
+        assert!(avoid.watching(&call));
+        let choice = choose_from(
+            &mut avoid,
+            &call,
+            10,
+            1,
+            &ranked(&[(1, 9.0, "ls"), (2, 4.0, "du")]),
+        );
         assert_eq!(choice, Choice::Take(1));
         call.extend_from_slice(b"ls");
         // After `ls`, the end of the pipeline is close behind ` -la`.
-        let choice = avoid.choose(&call, 11, 3, &ranked(&[(3, 5.0, " -la"), (4, 4.5, "\"")]));
+        let choice = choose_from(
+            &mut avoid,
+            &call,
+            11,
+            3,
+            &ranked(&[(3, 5.0, " -la"), (4, 4.5, "\"")]),
+        );
         assert_eq!(choice, Choice::Take(3));
         call.extend_from_slice(b" -la");
         // Closing the string would write the old call: back to the fork
         // after `ls` (gap 0.5), not the one before it (gap 5).
-        let choice = avoid.choose(&call, 12, 4, &ranked(&[(4, 8.0, "\""), (5, 1.0, " |")]));
+        let choice = choose_from(
+            &mut avoid,
+            &call,
+            12,
+            4,
+            &ranked(&[(4, 8.0, "\""), (5, 1.0, " |")]),
+        );
         assert_eq!(
             choice,
             Choice::Rewind(Fork {
@@ -283,12 +305,24 @@ mod tests {
         avoid.forked();
         let mut call = br#"{"name": "nu", "arguments": {"pipeline": ""#.to_vec();
         call.extend_from_slice(b"ls");
-        let choice = avoid.choose(&call, 12, 4, &ranked(&[(4, 8.0, "\"}"), (5, 1.0, " |")]));
+        let choice = choose_from(
+            &mut avoid,
+            &call,
+            12,
+            4,
+            &ranked(&[(4, 8.0, "\"}"), (5, 1.0, " |")]),
+        );
         assert_eq!(choice, Choice::Take(5));
         // Off the path, the sampler's choice stands.
         call.extend_from_slice(b" |");
-        assert!(!avoid.watching(Some(&call)));
-        let choice = avoid.choose(&call, 13, 4, &ranked(&[(4, 8.0, "\""), (5, 1.0, " |")]));
+        assert!(!avoid.watching(&call));
+        let choice = choose_from(
+            &mut avoid,
+            &call,
+            13,
+            4,
+            &ranked(&[(4, 8.0, "\""), (5, 1.0, " |")]),
+        );
         assert_eq!(choice, Choice::Take(4));
     }
 
@@ -296,12 +330,24 @@ mod tests {
     fn a_different_call_is_left_alone() {
         let mut avoid = Avoid::new(&[nu_call("ls -la")], &[nu_tool()]).unwrap();
         let call = br#"{"name": "nu", "arguments": {"pipeline": "ls"#.to_vec();
-        let choice = avoid.choose(&call, 12, 6, &ranked(&[(6, 8.0, " |"), (3, 7.0, " -la")]));
+        let choice = choose_from(
+            &mut avoid,
+            &call,
+            12,
+            6,
+            &ranked(&[(6, 8.0, " |"), (3, 7.0, " -la")]),
+        );
         assert_eq!(choice, Choice::Take(6));
         // The same pipeline with an optional argument after it is the same
         // call.
         let call = br#"{"name": "nu", "arguments": {"pipeline": "ls -la"#.to_vec();
-        let choice = avoid.choose(&call, 13, 7, &ranked(&[(7, 8.0, "\", "), (8, 2.0, " /")]));
+        let choice = choose_from(
+            &mut avoid,
+            &call,
+            13,
+            7,
+            &ranked(&[(7, 8.0, "\", "), (8, 2.0, " /")]),
+        );
         assert_eq!(choice, Choice::Take(8));
     }
 }

@@ -125,7 +125,7 @@ pub fn run_turn(
         let looping = reply.guard.looping().filter(|_| options.repetition_guard);
         let call = avoid
             .as_ref()
-            .and_then(|a| call_so_far(&reply.bytes).filter(|c| a.watching(Some(c))));
+            .and_then(|a| call_so_far(&reply.bytes).filter(|c| a.watching(c)));
         let token = match (call, avoid.as_mut()) {
             (Some(call), Some(avoid)) => {
                 let call = call.to_vec();
@@ -496,7 +496,6 @@ fn ranked(
     candidates: &LlamaTokenDataArray,
     limit: usize,
 ) -> Vec<(LlamaToken, f32, Vec<u8>)> {
-    let vocab = context.model.model.vocab();
     let mut kept: Vec<_> = candidates
         .data
         .iter()
@@ -510,14 +509,19 @@ fn ranked(
     kept.truncate(limit);
     kept.sort_by(|a, b| b.logit().total_cmp(&a.logit()));
     kept.iter()
-        .map(|d| {
-            let mut piece = Vec::new();
-            if !vocab.is_eog(d.id()) {
-                vocab.token_to_piece_into(d.id(), &mut piece, true, None);
-            }
-            (d.id(), d.logit(), piece)
-        })
+        .map(|d| (d.id(), d.logit(), piece_of(context, d.id())))
         .collect()
+}
+
+/// The bytes `token` adds to the reply (none for an end-of-generation
+/// token).
+fn piece_of(context: &ChatContext, token: LlamaToken) -> Vec<u8> {
+    let vocab = context.model.model.vocab();
+    let mut piece = Vec::new();
+    if !vocab.is_eog(token) {
+        vocab.token_to_piece_into(token, &mut piece, true, None);
+    }
+    piece
 }
 
 /// Sample as the chain would, but when its choice carries the loop of
@@ -582,7 +586,15 @@ fn sample_avoiding(
         None => selected.unwrap_or(LlamaToken(0)),
     };
     let ranked = ranked(context, &candidates, AVOID_ALTERNATIVES);
-    let choice = avoid.choose(call, reply.tokens.len(), chosen, &ranked);
+    // The choice may lie beyond the best few (sampled warm, or the loop
+    // guard's): weigh it as itself.
+    let logit = candidates
+        .data
+        .iter()
+        .find(|d| d.id() == chosen)
+        .map_or(f32::INFINITY, |d| d.logit());
+    let chosen = (chosen, logit, piece_of(context, chosen));
+    let choice = avoid.choose(call, reply.tokens.len(), &chosen, &ranked);
     if let Choice::Take(token) = choice {
         reply.sampler.accept(token);
     }
