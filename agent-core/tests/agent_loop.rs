@@ -1006,6 +1006,70 @@ fn the_last_step_offers_only_answer() {
 }
 
 #[test]
+fn an_example_copied_from_the_prompt_after_results_is_not_run_and_answer_is_asked() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where name ends-with '.txt' | length"),
+            // The prompt's own example, on a file this task never named.
+            nu("open f.csv | get price | math avg"),
+            answer("There are 2 text files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many text files?", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    let results = ep.tool_results();
+    assert!(
+        results[1].contains("an example from your instructions"),
+        "{}",
+        results[1]
+    );
+    let requests = ep.requests.lock().unwrap();
+    let last: Vec<&str> = requests[2].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(last, vec!["answer"]);
+}
+
+#[test]
+fn an_example_as_the_first_step_runs() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where type == dir"),
+            answer("There are no folders."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent.run("which folders are here?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+}
+
+#[test]
+fn durations_in_other_languages_units_run_in_nushells() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where modified > ((date now) - 2days) | length"),
+            answer("3 files changed in the last two days."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent
+        .run("how many files changed in two days?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    let results = ep.tool_results();
+    assert!(
+        results[0].starts_with(
+            "In Nushell `2days` is `2day`; it ran as `ls | where modified > ((date now) - 2day) | length`."
+        ),
+        "{}",
+        results[0]
+    );
+    assert!(results[0].contains('3'), "{}", results[0]);
+}
+
+#[test]
 fn an_answer_with_facts_no_result_shows_goes_back_once() {
     let mut ep = episode(
         vec![

@@ -16,7 +16,7 @@ use nu_protocol::Value;
 use super::{
     AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
-    grounding, repair,
+    grounding, near_nushell, prompt, repair,
     tools::{Action, command_help, tool_defs},
 };
 use crate::{
@@ -364,6 +364,9 @@ impl Agent {
         // or claimed a change no step made.
         let mut echo_told = false;
         let mut change_asked = false;
+        // The model copied a pipeline from the prompt's examples after it
+        // had results: it has nothing more of its own to run.
+        let mut copied_example = false;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -400,7 +403,8 @@ impl Agent {
             let can_answer = self.options.kind != PromptKind::Suggest;
             let last_step = step == self.options.max_steps && step > 1 && can_answer;
             let stopped_twice = stops >= STOPS_BEFORE_ANSWER && can_answer;
-            let answer_only = idle_turns >= STUCK_TURNS || last_step || stopped_twice;
+            let answer_only =
+                idle_turns >= STUCK_TURNS || last_step || stopped_twice || copied_example;
             if idle_turns == STUCK_TURNS {
                 self.notice(
                     "the model is going round in circles; it is asked to answer now".into(),
@@ -591,6 +595,19 @@ impl Agent {
                     _ => None,
                 };
                 let result = match action {
+                    Action::Run { pipeline, .. }
+                        if (has_data || stops > 0)
+                            && self.options.kind == PromptKind::Task
+                            && prompt::is_example(&pipeline) =>
+                    {
+                        copied_example = true;
+                        told_to_answer = true;
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "a pipeline copied from the prompt's examples; not run, asked to answer".into(),
+                        });
+                        COPIED_EXAMPLE.to_string()
+                    }
                     Action::Run { pipeline, .. } if starts_job && failed_before.is_none() => {
                         self.start_job(step, &pipeline)
                     }
@@ -1011,6 +1028,18 @@ impl Agent {
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
         let (plan, decision) = self.shell.check(pipeline);
+        // Almost Nushell (`30days` for `30day`, `each { $it }`): the exact
+        // Nushell form runs (and is judged) in its place.
+        if plan.is_none()
+            && let Some((nushell, notes)) = near_nushell::as_nushell(pipeline)
+        {
+            let (text, status) = self.run_step(step, &nushell, why, cancel);
+            let text = format!(
+                "In Nushell {}; it ran as `{nushell}`.\n{text}",
+                notes.join("; ")
+            );
+            return (text, status);
+        }
         let finds = |program: &str| self.shell.finds_program(program);
         let unknown = plan
             .as_ref()
@@ -1242,6 +1271,10 @@ const MAX_EARLIER_OUTS: usize = 10_000;
 /// What the model is told when its answer announces something it does
 /// not give.
 const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and gives nothing after it. Answer with the result itself, or pass `out` to return a `$out.N`.";
+
+/// What the model is told when it copies an example of the prompt after
+/// its own steps gave results (or were stopped).
+const COPIED_EXAMPLE: &str = "Not run: that pipeline is an example from your instructions, not a step of this task. Call `answer` now with what the results above show (or, if a step was stopped, what you did not do and why).";
 
 /// An answer with no content: empty, or an introduction (`The answer
 /// is:`) to something it does not give.

@@ -17,6 +17,7 @@ mod episode;
 mod event;
 mod failure;
 mod grounding;
+mod near_nushell;
 mod prompt;
 mod repair;
 mod settings;

@@ -57,7 +57,7 @@ const NUSHELL: &str = "Nushell is not bash: commands give tables; filter them wi
 - `length`, `math sum`, `math avg`, `math max`; counts per value: `get type | uniq --count`.
 - System: `ps` (pid name cpu mem), `sys cpu | length`, `sys mem`, `sys disks`, `du dir`.
 - Programs: `^git log --format='%h %an %s' | lines`; their output is text.
-- Changes: `rm f`, `mv a b`, `mkdir d`, `$data | save -f out.json`, `ls *.tmp | each { rm $in.name }`.
+- Changes: `rm f`, `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.tmp | each { rm $in.name }`.
 - bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`; `cat f` -> `open f`; `grep x f` -> `open f | lines | where $it =~ 'x'`; `find . -name '*.rs'` -> `glob **/*.rs`.
 - `$out.N` holds step N's full value.
 - An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
@@ -67,6 +67,30 @@ const EXAMPLE: &str = "Example: user: how many lines of notes.txt mention TODO?
 -> nu {\"pipeline\": \"open notes.txt | lines | where $it =~ 'TODO' | length\", \"why\": \"count TODO lines\"}
 <- 3
 -> answer {\"text\": \"3 lines of notes.txt mention TODO.\"}";
+
+/// Whether `pipeline` is one of the prompt's example pipelines as it is
+/// written there: a whole pipeline (with a `|`) or a change
+/// (`rm f`, `mv a b`). A small model that has run out of its own steps
+/// copies them, on files that do not exist or a task it was not given.
+pub fn is_example(pipeline: &str) -> bool {
+    let wanted = words(pipeline);
+    [NUSHELL, EXAMPLE]
+        .iter()
+        .flat_map(|text| text.split('`').skip(1).step_by(2))
+        .chain(EXAMPLE.split('"').filter(|part| part.contains(" | ")))
+        .filter(|example| {
+            example.contains('|')
+                || ["rm ", "mv ", "mkdir ", "cp "]
+                    .iter()
+                    .any(|change| example.starts_with(change))
+        })
+        .any(|example| words(example) == wanted)
+}
+
+/// The words of `text`, as one space-separated string.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
 
 /// How to behave, per kind.
 fn rules(kind: PromptKind) -> &'static str {
@@ -137,6 +161,24 @@ mod tests {
         assert!(text.starts_with("why?\n\nInput (piped in):\n"), "{text}");
         assert!(text.contains("linker failed"));
         assert_eq!(request_with_input("why?", None, 200), "why?");
+    }
+
+    #[test]
+    fn the_prompts_own_examples_are_known_as_copies() {
+        assert!(is_example("open f.csv | get price | math avg"));
+        assert!(is_example(
+            "ls | where size > 10kb  | sort-by size --reverse | first 5"
+        ));
+        assert!(is_example("rm f"));
+        assert!(is_example(
+            "open notes.txt | lines | where $it =~ 'TODO' | length"
+        ));
+        // The task's own pipelines, and bare commands, are not copies.
+        assert!(!is_example("ls"));
+        assert!(!is_example("sys mem"));
+        assert!(!is_example("open data.csv | get price | math avg"));
+        assert!(!is_example("ls | where size > 1kb"));
+        assert!(!is_example("rm old.txt"));
     }
 
     #[test]

@@ -95,6 +95,10 @@ const NUSHELL_FORMS: &[(&str, &str)] = &[
     ("find", "`ls **/* | where name =~ 'x'` or `glob '**/*.rs'`"),
     ("sort", "`sort-by column` (`--reverse` for largest first)"),
     ("uniq", "`uniq`, or `uniq --count` for counts"),
+    (
+        "split-by",
+        "`split row ' '` (text to a list of words), `split column ' '` (lines to a table: column1, column2…)",
+    ),
     ("date", "`date now`"),
     ("test", "`'path' | path exists`"),
     ("nuon", "`to nuon` / `from nuon`"),
@@ -230,6 +234,12 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
             None => "`columns` lists the columns of a table.".to_string(),
         });
     }
+    if code == "nu::shell::operator_incompatible_types"
+        && diagnostic.message.contains("'datetime'")
+        && diagnostic.message.contains("'string'")
+    {
+        return Some(DATE_FORMS.to_string());
+    }
     let into_git = pipeline
         .split(|c: char| c.is_whitespace() || "'\"`(".contains(c))
         .any(|word| word == ".git" || word.starts_with(".git/") || word.contains("/.git/"));
@@ -283,6 +293,9 @@ const TABLE_COLUMNS: &[(&str, &str)] = &[
     ),
     ("du", "path, apparent, physical"),
 ];
+
+/// How a date is compared with a date written as text.
+const DATE_FORMS: &str = "A date compares with a date, not with text: `where modified < ('2024-01-31' | into datetime)`, or a time ago: `where modified < ((date now) - 30day)`.";
 
 /// How a git repository is read.
 const GIT_FORMS: &str = "A git repository is read with git, not by opening `.git`: `^git log --format='%h %an %s' | lines`, `^git status --porcelain | lines`, `^git show --stat HEAD`.";
@@ -445,6 +458,23 @@ mod tests {
         assert!(failure_hint("open sub/.git/HEAD", &not_found).is_some());
         assert!(failure_hint("open notes.txt", &not_found).is_none());
         assert!(failure_hint("open x.gitignore", &not_found).is_none());
+    }
+
+    #[test]
+    fn a_date_compared_with_text_gets_the_date_forms() {
+        let mut session = crate::shell::Session::new(
+            Engine::standard(),
+            crate::shell::SessionSeed::new(std::env::temp_dir()),
+        )
+        .unwrap();
+        let pipeline = "[[modified]; [(date now)]] | where modified < '2023-01-01'";
+        let outcome = session.run(pipeline, &crate::shell::Limits::default());
+        let diagnostic = outcome.error.expect("a date and text do not compare");
+        let hint = failure_hint(pipeline, &diagnostic).unwrap_or_default();
+        assert!(hint.contains("| into datetime)"), "{hint}");
+        // Text with text compares: no hint.
+        let other = failed("nu::shell::operator_incompatible_types", 1);
+        assert!(failure_hint("1 + 'a'", &other).is_none());
     }
 
     #[test]
