@@ -1191,6 +1191,12 @@ impl Agent {
         {
             observed.push('\n');
             observed.push_str(&hint);
+        }
+        if matches!(status, StepStatus::Unparsable | StepStatus::Failed)
+            && let Some(hint) = repair::per_group_hint(pipeline)
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
         } else if status == StepStatus::Ok
             && let Some(hint) = repair::bare_size_hint(pipeline)
         {

@@ -275,6 +275,47 @@ pub fn bare_size_hint(pipeline: &str) -> Option<String> {
     ))
 }
 
+/// For a pipeline with `group-by` that failed or did not parse: the
+/// Nushell form of a total (or average, or count) per group, written with
+/// the model's own group column and, where the pipeline names one, its
+/// value column.
+pub fn per_group_hint(pipeline: &str) -> Option<String> {
+    let words: Vec<&str> = pipeline
+        .split(|c: char| c.is_whitespace() || "|;(),".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = words.iter().position(|w| *w == "group-by")?;
+    let group = words
+        .get(at + 1)
+        .filter(|w| !w.starts_with('-') && !w.starts_with('{'))?;
+    let value = words
+        .windows(2)
+        .filter(|w| ["get", "select", "sum", "avg", "max", "min"].contains(&w[0]))
+        .map(|w| w[1])
+        .chain(
+            // `math sum(price)` as other languages write it.
+            pipeline
+                .split(['(', ')'])
+                .skip(1)
+                .step_by(2)
+                .map(str::trim),
+        )
+        .find(|w| {
+            *w != *group
+                && !w.is_empty()
+                && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && w.parse::<f64>().is_err()
+        })
+        .unwrap_or("value");
+    let math = ["avg", "max", "min"]
+        .into_iter()
+        .find(|f| pipeline.contains(f))
+        .unwrap_or("sum");
+    Some(format!(
+        "Per group in Nushell: `group-by {group} --to-table | update items {{ get {value} | math {math} }}` (a table: {group}, items); rows per group: `get {group} | uniq --count`."
+    ))
+}
+
 /// The columns of the tables commands always give, with the way to ask
 /// what a model looks for in a column they lack.
 const TABLE_COLUMNS: &[(&str, &str)] = &[
@@ -475,6 +516,21 @@ mod tests {
         // Text with text compares: no hint.
         let other = failed("nu::shell::operator_incompatible_types", 1);
         assert!(failure_hint("1 + 'a'", &other).is_none());
+    }
+
+    #[test]
+    fn group_by_gets_the_per_group_form_in_the_models_own_columns() {
+        let hint = per_group_hint(
+            "open orders.csv | get region, price | group-by region | math sum(price)",
+        )
+        .unwrap();
+        assert!(
+            hint.contains("`group-by region --to-table | update items { get price | math sum }`"),
+            "{hint}"
+        );
+        let hint = per_group_hint("open t.csv | group-by city | math avg").unwrap();
+        assert!(hint.contains("get value | math avg"), "{hint}");
+        assert!(per_group_hint("open t.csv | get city | uniq --count").is_none());
     }
 
     #[test]
