@@ -18,7 +18,8 @@ environment. Scenarios:
               again in the same session
   concurrent  20 calls at once from one client
   clients     3 clients at once, each with calls of its own
-  redteam     every case of --cases through check and run
+  redteam     every case of --cases ([{id, pipeline, run, fresh}]) through
+              check, and those marked `run` through run
   bench       --count runs of --pipeline, each call's wall time
 """
 
@@ -99,7 +100,7 @@ async def basics(args):
         found["use"] = await run(session, "$x + 1")
         found["def"] = await run(session, "def twice [n: int] { $n * 2 }")
         found["call_def"] = await run(session, "twice 21")
-        found["cd"] = await run(session, "cd sub; pwd")
+        found["cd"] = await run(session, "cd sub; $env.PWD")
         found["after_cd"] = await run(session, "ls | get name")
         found["out"] = await run(session, "$out.0 + 100")
         found["check"] = summary(await session.call_tool("check", {"pipeline": "rm -rf ~"}))
@@ -165,16 +166,55 @@ async def job(args):
     return await connect(Client(args.server), body)
 
 
+def sleepers(marker="37.25"):
+    """Live processes running `sleep <marker>` (a killed one that is not
+    reaped yet has no command line)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) >= 2 and argv[0].endswith(b"sleep") and argv[1] == marker.encode():
+            found.append(int(pid))
+    return found
+
+
 async def cancel(args):
     async def body(session, init):
+        await run(session, "let keep = 7")
+        seen = []
+
+        async def watch():
+            for _ in range(200):
+                if sleepers():
+                    seen.extend(sleepers())
+                    return
+                await anyio.sleep(0.02)
+
         started = time.monotonic()
-        with anyio.move_on_after(2.0):
-            await session.call_tool("run", {"pipeline": "^sleep 37.25"})
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch)
+            with anyio.move_on_after(2.0):
+                await session.call_tool("run", {"pipeline": "^sleep 37.25"})
         cancelled_after = time.monotonic() - started
-        # The step is stopped and its process killed: wait for the
-        # session to answer again (it runs calls in order).
-        after = await run(session, "1 + 1")
-        return {"cancelled_after": cancelled_after, "after": after}
+        gone_after = None
+        for i in range(250):
+            if not sleepers():
+                gone_after = i * 0.02
+                break
+            await anyio.sleep(0.02)
+        # The session answers again, with what it held.
+        after = await run(session, "$keep + 1")
+        return {
+            "seen": seen,
+            "cancelled_after": cancelled_after,
+            "gone_after": gone_after,
+            "after": after,
+        }
 
     return await connect(Client(args.server), body)
 
@@ -214,20 +254,31 @@ async def clients(args):
 
 
 async def redteam(args):
+    """Every case through `check`, in one session (nothing runs); cases
+    marked `run` through `run` too: those that must not run in that same
+    session, the others (`fresh`) each in a session of its own."""
     with open(args.cases) as f:
         cases = json.load(f)
+    found = {case["id"]: {"id": case["id"]} for case in cases}
 
-    async def body(session, init):
-        found = []
+    async def shared(session, init):
         for case in cases:
-            check = summary(await session.call_tool("check", {"pipeline": case["pipeline"]}))
-            entry = {"id": case["id"], "check": check}
-            if case.get("run"):
-                entry["run"] = await run(session, case["pipeline"], timeout="20s")
-            found.append(entry)
-        return found
+            found[case["id"]]["check"] = summary(
+                await session.call_tool("check", {"pipeline": case["pipeline"]})
+            )
+        for case in cases:
+            if case.get("run") and not case.get("fresh"):
+                found[case["id"]]["run"] = await run(session, case["pipeline"], timeout="20s")
 
-    return await connect(Client(args.server), body)
+    await connect(Client(args.server), shared)
+    for case in cases:
+        if case.get("run") and case.get("fresh"):
+
+            async def alone(session, init, case=case):
+                found[case["id"]]["run"] = await run(session, case["pipeline"], timeout="20s")
+
+            await connect(Client(args.server), alone)
+    return list(found.values())
 
 
 async def bench(args):

@@ -209,12 +209,16 @@ fn reply_of(ran: &Ran, settings: &Settings, approver: &McpApprover) -> RunReply 
         structured: None,
         is_error: true,
     };
-    let code = ran
-        .outcome
-        .error
-        .as_ref()
-        .and_then(|d| d.code.as_deref())
-        .unwrap_or_default();
+    // The policy's code, also where nu wrapped the policy's error in its
+    // own (a denial inside a closure `par-each` runs).
+    let code = match &ran.outcome.error {
+        Some(d) if matches!(d.code.as_deref(), Some(BLOCKED_CODE | DENIED_CODE)) => {
+            d.code.as_deref().unwrap_or_default()
+        }
+        Some(d) if d.rendered.contains(&format!("Error: {BLOCKED_CODE}")) => BLOCKED_CODE,
+        Some(d) if d.rendered.contains(&format!("Error: {DENIED_CODE}")) => DENIED_CODE,
+        _ => "",
+    };
     let diagnostic = ran
         .outcome
         .error
@@ -251,7 +255,9 @@ fn reply_of(ran: &Ran, settings: &Settings, approver: &McpApprover) -> RunReply 
         match &ran.outcome.error {
             // The denial's own help names the terminal's flags; what the
             // user can do here follows below.
-            Some(error) if denied => text.push_str(&format!("  × {}", error.message)),
+            Some(error) if denied && error.code.as_deref() == Some(DENIED_CODE) => {
+                text.push_str(&format!("  × {}", error.message))
+            }
             _ => text.push_str(&diagnostic),
         }
         if denied && !approver.elicits() {
