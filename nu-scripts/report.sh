@@ -44,7 +44,7 @@ log() { echo "report: $*" >&2; }
 die() { log "$*"; exit 2; }
 
 # Every part, in README order.
-ALL_PARTS=(latency tokens policy layers session launcher
+ALL_PARTS=(latency tokens policy layers session launcher mcp
   local-speed local-episode local-validity local-busy local-bandwidth local-prefix
   eval)
 LOCAL_ORDER=(speed episode validity ttft busy bandwidth)
@@ -96,6 +96,7 @@ job_command() {
   policy) echo "cargo bench -p agent-core --bench policy" ;;
   layers) echo "$LAYERS_CMD" ;;
   session) echo "bash nu-scripts/bench-session.sh" ;;
+  mcp) echo "bash nu-scripts/bench-mcp.sh" ;;
   launcher) echo "$(env_prefix RUNS)bash nu-scripts/bench-launcher.sh" ;;
   local)
     echo "$(env_prefix BENCH_LOCAL_MODELS BENCH_LOCAL_THREADS BENCH_LOCAL_RUNS \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what the tests need (the nu 0.115.1 host,
-# the test model, llama-cpp-python's OpenAI-compatible server) into
+# the test model, llama-cpp-python's OpenAI-compatible server, the MCP
+# Python SDK) into
 # ~/.cache/nu-agent, then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nu-agent/target}"
 NU_AGENT_TEST_NU="$(bash nu-scripts/install-nu.sh)"
 NU_AGENT_TEST_MODEL="$(bash nu-scripts/fetch-test-model.sh)"
 NU_AGENT_LLAMA_CPP_PYTHON="$(bash nu-scripts/install-llama-cpp-python.sh)"
-export NU_AGENT_TEST_NU NU_AGENT_TEST_MODEL NU_AGENT_LLAMA_CPP_PYTHON
+NU_AGENT_MCP_PYTHON="$(bash nu-scripts/install-mcp-client.sh)"
+export NU_AGENT_TEST_NU NU_AGENT_TEST_MODEL NU_AGENT_LLAMA_CPP_PYTHON NU_AGENT_MCP_PYTHON
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

@@ -182,6 +182,8 @@ pub struct PolicyShell {
     audit: Option<AuditLog>,
     /// Names this session in the audit log.
     session_id: String,
+    /// Names the program that sends the pipelines, in the audit log.
+    client: Option<String>,
     /// The values of the runs made in sandbox workers: `$out` lives in
     /// the worker; this copy serves `out()` and a worker that replaces
     /// one that is gone.
@@ -263,6 +265,9 @@ pub struct ShellOptions {
     /// The commands answered "always", shared with other shells given the
     /// same set (default: this shell's own).
     pub always: AlwaysAllowed,
+    /// The program that sends the pipelines (an MCP client's name), written
+    /// with every audit record.
+    pub client: Option<String>,
 }
 
 impl PolicyShell {
@@ -322,6 +327,7 @@ impl PolicyShell {
                     .map(|d| d.as_millis())
                     .unwrap_or(0)
             ),
+            client: options.client,
             worker_outs: Vec::new(),
             input: None,
             engine,
@@ -363,6 +369,7 @@ impl PolicyShell {
     fn audit(&self, mut record: AuditRecord) {
         if let Some(log) = &self.audit {
             record.session = Some(self.session_id.clone());
+            record.client.clone_from(&self.client);
             if let Err(err) = log.append(&record) {
                 eprintln!("nu-agent: cannot write the audit log: {err}");
             }

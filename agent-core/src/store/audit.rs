@@ -76,6 +76,10 @@ pub struct AuditRecord {
     /// The session the record belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// The program that sent the pipeline when it was not the user or the
+    /// agent's model: an MCP client's name (`claude-code`, `codex-mcp-client`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 impl AuditRecord {
@@ -94,6 +98,7 @@ impl AuditRecord {
             error: None,
             duration_ms: None,
             session: None,
+            client: None,
         }
     }
 
@@ -113,6 +118,7 @@ impl AuditRecord {
             error: optional(&self.error),
             duration_ms: self.duration_ms,
             session: optional(&self.session),
+            client: optional(&self.client),
         }
     }
 }

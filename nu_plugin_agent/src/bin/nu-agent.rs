@@ -32,6 +32,8 @@ mod config;
 mod eval;
 #[path = "nu_agent/job.rs"]
 mod job;
+#[path = "nu_agent/mcp/mod.rs"]
+mod mcp;
 #[path = "nu_agent/model.rs"]
 mod model;
 #[path = "nu_agent/policy.rs"]
@@ -185,6 +187,26 @@ enum Command {
         /// Print one JSON document: {run, results, totals}.
         #[arg(long)]
         json: bool,
+    },
+    /// Serve the engine to other agents over the Model Context Protocol
+    /// (stdio): tools run, check, help and job_*; every pipeline runs under
+    /// your policy in a persistent sandboxed session, and a step that needs
+    /// confirmation is asked of you through the client, never of the agent.
+    /// E.g. `claude mcp add nu-agent -- nu-agent mcp`.
+    Mcp {
+        /// The directory the sessions start in (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Approve steps matching this pattern in advance, e.g. '^git push *'
+        /// (repeatable); for clients that cannot ask you.
+        #[arg(long, value_name = "GLOB")]
+        approve: Vec<String>,
+        /// Most output kept from one stream of a step, e.g. 200MiB (default:
+        /// agent.max_output, 64 MiB).
+        #[arg(long, value_name = "SIZE", value_parser = parse_max_output)]
+        max_output: Option<usize>,
+        #[command(flatten)]
+        overrides: PolicyOverrides,
     },
     /// Print a completion script for a shell, e.g.
     /// `nu-agent completions bash > ~/.local/share/bash-completion/completions/nu-agent`.
@@ -458,6 +480,43 @@ fn main() -> ExitCode {
             },
             PolicyCommand::Show { json } => policy::policy_show(&config.policy, json),
         },
+        Command::Mcp {
+            cwd,
+            approve,
+            max_output,
+            overrides,
+        } => {
+            if let Some(dir) = &cwd
+                && let Err(err) = std::env::set_current_dir(dir)
+            {
+                eprintln!("nu-agent: --cwd {}: {err}", dir.display());
+                return ExitCode::from(EXIT_FAILED);
+            }
+            let policy = match overrides.apply(config.policy) {
+                Ok(policy) => policy,
+                Err(message) => {
+                    eprintln!("nu-agent: {message}");
+                    return ExitCode::from(EXIT_FAILED);
+                }
+            };
+            let seed = match agent_core::shell::SessionSeed::from_process() {
+                Ok(seed) => seed,
+                Err(err) => {
+                    eprintln!("nu-agent: cannot read the current directory: {err}");
+                    return ExitCode::from(EXIT_FAILED);
+                }
+            };
+            mcp::mcp(mcp::Settings {
+                policy,
+                layers: Layers::default(),
+                seed,
+                approve,
+                max_output: max_output.unwrap_or(config.agent.max_output),
+                step_timeout: config.agent.step_timeout,
+                observe_tokens: config.agent.observe_tokens,
+                jobs: config.agent.jobs,
+            })
+        }
         Command::Model { command } => model::model(command, config.model),
         Command::Eval {
             tasks,
