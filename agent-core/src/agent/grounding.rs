@@ -25,7 +25,19 @@ pub fn ungrounded(answer: &str, sources: &[&str], numbers_too: bool) -> Vec<Stri
             facts.push(word.to_string());
         }
     }
-    for number in numbers(answer).into_iter().filter(|_| numbers_too) {
+    // An address is an identifier like a hash: no sum or difference of
+    // the data gives it.
+    let mut without_addresses = answer.to_string();
+    for address in ipv4_addresses(answer) {
+        without_addresses = without_addresses.replace(&address, " ");
+        if !sources.iter().any(|s| s.contains(&address)) && !facts.contains(&address) {
+            facts.push(address);
+        }
+    }
+    for number in numbers(&without_addresses)
+        .into_iter()
+        .filter(|_| numbers_too)
+    {
         let digits = number.chars().filter(char::is_ascii_digit).count();
         if digits < 2 && !number.contains('.') {
             continue;
@@ -43,6 +55,24 @@ pub fn ungrounded(answer: &str, sources: &[&str], numbers_too: bool) -> Vec<Stri
         }
     }
     facts
+}
+
+/// The IPv4 addresses in `text` (four dot-separated numbers of at most
+/// three digits, each at most 255), each once.
+fn ipv4_addresses(text: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        let word = word.trim_matches('.');
+        let parts: Vec<&str> = word.split('.').collect();
+        let is_address = parts.len() == 4
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.len() <= 3 && p.parse::<u16>().is_ok_and(|n| n <= 255));
+        if is_address && !found.iter().any(|f| f == word) {
+            found.push(word.to_string());
+        }
+    }
+    found
 }
 
 /// The change an answer says was made (`deleted`, `renamed`…), where a
@@ -177,6 +207,22 @@ mod tests {
             ungrounded("2048 bytes, commit 1a2b3c4d5e.", &sources, false),
             vec!["1a2b3c4d5e".to_string()]
         );
+    }
+
+    #[test]
+    fn an_address_no_result_holds_is_caught_even_after_data() {
+        let sources = ["│ 10.0.0.7 │ 412 │", "open access.log | lines"];
+        assert!(ungrounded("10.0.0.7 made 412 requests.", &sources, true).is_empty());
+        assert_eq!(
+            ungrounded("192.168.1.100 made 100 requests.", &sources, false),
+            vec!["192.168.1.100".to_string()]
+        );
+        assert_eq!(
+            ungrounded("192.168.1.100 made 100 requests.", &sources, true),
+            vec!["192.168.1.100".to_string(), "100".into()]
+        );
+        // Versions and decimals are not addresses.
+        assert!(ungrounded("Version 1.2.3 of it.", &sources, false).is_empty());
     }
 
     #[test]
