@@ -1020,11 +1020,32 @@ fn an_example_copied_from_the_prompt_after_results_is_not_run_and_answer_is_aske
     let ending = ep.agent.run("how many text files?", &CancelToken::new());
     assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
     assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
-    let results = ep.tool_results();
+    // The copy is not in the conversation; the request is put again.
+    assert_eq!(ep.tool_results().len(), 1);
+    let told = ep
+        .agent
+        .messages()
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.content.clone())
+        .next_back()
+        .unwrap_or_default();
     assert!(
-        results[1].contains("an example from your instructions"),
-        "{}",
-        results[1]
+        told.contains("from the examples in your instructions")
+            && told.ends_with("The request: how many text files?"),
+        "{told}"
+    );
+    assert!(
+        !ep.agent
+            .messages()
+            .iter()
+            .any(|m| m
+                .tool_calls
+                .iter()
+                .any(|c| serde_json::Value::Object(c.arguments.clone())
+                    .to_string()
+                    .contains("f.csv"))),
+        "the copy is left out"
     );
     let requests = ep.requests.lock().unwrap();
     let last: Vec<&str> = requests[2].tools.iter().map(|t| t.name.as_str()).collect();

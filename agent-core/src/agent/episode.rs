@@ -336,6 +336,12 @@ impl Agent {
     }
 
     fn steps(&mut self, steps: &mut usize, cancel: &CancelToken) -> Ending {
+        // The request this loop answers (`run` has just added it).
+        let request = self
+            .messages
+            .last()
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
         // Calls made in this request: the step of each and the step whose
         // result answers it (itself, or the earlier one a repeat was not
         // made again for), to catch a model repeating itself (small models
@@ -512,6 +518,30 @@ impl Agent {
                 }
                 return self.answer_with_last_table(text, last_result);
             }
+            // An example of the prompt copied after the model's own steps
+            // gave results (or were stopped): it has nothing more of its
+            // own to run. The copy is left out of the conversation (its
+            // theme would carry into the answer) and the request is put
+            // before the model again, for `answer` only.
+            let copies_example = self.options.kind == PromptKind::Task
+                && (has_data || stops > 0)
+                && turn.tool_calls.iter().any(|call| {
+                    matches!(Action::from_call(call), Action::Run { pipeline, .. } if prompt::is_example(&pipeline))
+                });
+            if copies_example {
+                copied_example = true;
+                told_to_answer = true;
+                self.emit(AgentEvent::Repaired {
+                    step,
+                    message:
+                        "a pipeline copied from the prompt's examples; not run, asked to answer"
+                            .into(),
+                });
+                self.push(Message::user(format!(
+                    "{COPIED_EXAMPLE}\nThe request: {request}"
+                )));
+                continue;
+            }
             self.push(Message::assistant(
                 turn.content.clone(),
                 turn.tool_calls.clone(),
@@ -595,19 +625,6 @@ impl Agent {
                     _ => None,
                 };
                 let result = match action {
-                    Action::Run { pipeline, .. }
-                        if (has_data || stops > 0)
-                            && self.options.kind == PromptKind::Task
-                            && prompt::is_example(&pipeline) =>
-                    {
-                        copied_example = true;
-                        told_to_answer = true;
-                        self.emit(AgentEvent::Repaired {
-                            step,
-                            message: "a pipeline copied from the prompt's examples; not run, asked to answer".into(),
-                        });
-                        COPIED_EXAMPLE.to_string()
-                    }
                     Action::Run { pipeline, .. } if starts_job && failed_before.is_none() => {
                         self.start_job(step, &pipeline)
                     }
@@ -1280,7 +1297,7 @@ const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and
 
 /// What the model is told when it copies an example of the prompt after
 /// its own steps gave results (or were stopped).
-const COPIED_EXAMPLE: &str = "Not run: that pipeline is an example from your instructions, not a step of this task. Call `answer` now with what the results above show (or, if a step was stopped, what you did not do and why).";
+const COPIED_EXAMPLE: &str = "You wrote a pipeline from the examples in your instructions, not a step of this task; it did not run. Answer the request now with `answer`, from the results above (or, if a step was stopped, say what you did not do and why).";
 
 /// An answer with no content: empty, or an introduction (`The answer
 /// is:`) to something it does not give.

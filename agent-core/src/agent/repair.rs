@@ -238,7 +238,10 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
         && diagnostic.message.contains("'datetime'")
         && diagnostic.message.contains("'string'")
     {
-        return Some(DATE_FORMS.to_string());
+        return Some(match with_dates_as_dates(pipeline) {
+            Some(fixed) => format!("A date compares with a date, not with text: `{fixed}`."),
+            None => DATE_FORMS.to_string(),
+        });
     }
     let into_git = pipeline
         .split(|c: char| c.is_whitespace() || "'\"`(".contains(c))
@@ -330,6 +333,19 @@ const TABLE_COLUMNS: &[(&str, &str)] = &[
     ),
     ("du", "path, apparent, physical"),
 ];
+
+/// `pipeline` with each date written as text in a comparison (`modified
+/// < '2023-01-01'`) made a date (`('2023-01-01' | into datetime)`);
+/// `None` when it has none.
+fn with_dates_as_dates(pipeline: &str) -> Option<String> {
+    static COMPARED_TEXT: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"(<=|>=|<|>|==|!=)\s*('[0-9][^']*'|"[0-9][^"]*")"#).ok()
+        });
+    let regex = COMPARED_TEXT.as_ref()?;
+    let fixed = regex.replace_all(pipeline, "$1 ($2 | into datetime)");
+    (fixed != pipeline).then(|| fixed.into_owned())
+}
 
 /// How a date is compared with a date written as text.
 const DATE_FORMS: &str = "A date compares with a date, not with text: `where modified < ('2024-01-31' | into datetime)`, or a time ago: `where modified < ((date now) - 30day)`.";
@@ -508,7 +524,12 @@ mod tests {
         let outcome = session.run(pipeline, &crate::shell::Limits::default());
         let diagnostic = outcome.error.expect("a date and text do not compare");
         let hint = failure_hint(pipeline, &diagnostic).unwrap_or_default();
-        assert!(hint.contains("| into datetime)"), "{hint}");
+        assert!(
+            hint.contains(
+                "`[[modified]; [(date now)]] | where modified < ('2023-01-01' | into datetime)`"
+            ),
+            "{hint}"
+        );
         // Text with text compares: no hint.
         let other = failed("nu::shell::operator_incompatible_types", 1);
         assert!(failure_hint("1 + 'a'", &other).is_none());
