@@ -25,7 +25,7 @@ use hyper::{
     body::{Bytes, Incoming},
     header,
 };
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{
     StreamableHttpServerConfig, StreamableHttpService,
     streamable_http_server::session::local::LocalSessionManager,
@@ -173,7 +173,8 @@ pub async fn serve(settings: Settings, address: SocketAddr) -> Result<(), String
     let started = Arc::new(Started::default());
     let stop = CancellationToken::new();
     let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(SESSION_IDLE.max(settings.step_timeout * 2));
+    sessions.session_config.keep_alive =
+        Some(SESSION_IDLE.max(settings.step_timeout.saturating_mul(2)));
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(stop.child_token())
         // Host must name loopback (no DNS rebinding), and a browser page
@@ -259,7 +260,9 @@ pub async fn serve(settings: Settings, address: SocketAddr) -> Result<(), String
                     Ok(response)
                 }
             });
+            // The timer bounds how long a request's headers may take.
             let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
                 .serve_connection(TokioIo::new(stream), handler);
             tokio::pin!(connection);
             tokio::select! {
