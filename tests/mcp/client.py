@@ -2,10 +2,13 @@
 as an agent's MCP client would: one scenario per run, its findings printed
 as one JSON document on stdout for the Rust test to judge.
 
-    python client.py SCENARIO [--answer yes|no|always] [--cases FILE] -- SERVER [ARGS...]
+    python client.py SCENARIO [--http] [--answer yes|no|always] [--cases FILE] -- SERVER [ARGS...]
 
 The server is started in the current directory with this process's
-environment. Scenarios:
+environment: on stdio, one server per connection; with --http, one server
+for the whole scenario (`SERVER ARGS... --http 127.0.0.1:0`), whose
+address and bearer token are read from its stderr, and every connection
+is an MCP session of its own over streamable HTTP. Scenarios:
 
   basics      initialize, list tools, run, variables across calls, check,
               help, a parse error, resources
@@ -14,25 +17,40 @@ environment. Scenarios:
               --answer none declares no elicitation capability
   readonly    run an allowed read (`^git status --short`)
   job         job_run, job_status, job_result
-  cancel      start a long run (`^sleep 37.25`), cancel the call, then run
-              again in the same session
+  cancel      start a long run (`^sleep 37.25`, or --marker), cancel the
+              call, then run again in the same session
   concurrent  20 calls at once from one client
   clients     3 clients at once, each with calls of its own
   redteam     every case of --cases ([{id, pipeline, run, fresh}]) through
               check, and those marked `run` through run
   bench       --count runs of --pipeline, each call's wall time
+  isolation   two sessions open at once, each with variables of its own
+  modern      (--http) connect as the SDK's default client does (probe
+              server/discover first), then state across two calls
+  auth        (--http) requests without the token, with a wrong one, on
+              another path, from a browser page (Origin); then one with it
 """
 
 import argparse
+import contextlib
 import json
 import os
+import re
+import subprocess
 import sys
+import threading
 import time
 
 import anyio
+import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 import mcp_types as types
+
+# With --http: the server's {"url", "token"}, once it listens.
+HTTP = None
 
 
 def text_of(result):
@@ -74,12 +92,82 @@ class Client:
         )
 
 
-async def connect(client, body):
+@contextlib.asynccontextmanager
+async def streams(client):
+    """The client's connection: a server of its own on stdio, or a new
+    MCP session with the --http server."""
+    if HTTP is not None:
+        headers = {"Authorization": f"Bearer {HTTP['token']}"}
+        async with create_mcp_http_client(headers=headers) as http:
+            async with streamable_http_client(HTTP["url"], http_client=http) as (read, write):
+                yield read, write
+        return
     with open(os.devnull, "w") as errlog:
-        async with stdio_client(client.params, errlog=sys.stderr if os.environ.get("MCP_TEST_SERVER_LOG") else errlog) as (read, write):
-            async with client.session(read, write) as session:
-                init = await session.initialize()
-                return await body(session, init)
+        log = sys.stderr if os.environ.get("MCP_TEST_SERVER_LOG") else errlog
+        async with stdio_client(client.params, errlog=log) as (read, write):
+            yield read, write
+
+
+@contextlib.asynccontextmanager
+async def opened(client):
+    """An initialized session of `client`: (session, initialize result)."""
+    async with streams(client) as (read, write):
+        async with client.session(read, write) as session:
+            init = await session.initialize()
+            yield session, init
+
+
+async def connect(client, body):
+    async with opened(client) as (session, init):
+        return await body(session, init)
+
+
+class HttpServer:
+    """`SERVER ARGS... --http 127.0.0.1:0`, for the whole scenario: its
+    address and token come from its stderr (which is then drained)."""
+
+    def __init__(self, server):
+        self.process = subprocess.Popen(
+            server + ["--http", "127.0.0.1:0"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.log = []
+        url = token = None
+        deadline = time.monotonic() + 60
+        while (url is None or token is None) and time.monotonic() < deadline:
+            line = self.process.stderr.readline()
+            if not line:
+                break
+            self.log.append(line)
+            found = re.search(r"on (http://\S+)", line)
+            if found:
+                url = found.group(1)
+            found = re.search(r"bearer token: ([0-9a-f]{64})", line)
+            if found:
+                token = found.group(1)
+        if url is None or token is None:
+            self.stop()
+            raise SystemExit("the HTTP server printed no address and token:\n" + "".join(self.log))
+        self.url, self.token = url, token
+        threading.Thread(target=self.drain, daemon=True).start()
+
+    def drain(self):
+        for line in self.process.stderr:
+            self.log.append(line)
+            if os.environ.get("MCP_TEST_SERVER_LOG"):
+                sys.stderr.write(line)
+
+    def stop(self):
+        """SIGTERM, as a user's Ctrl+C or service manager would; its exit code."""
+        self.process.terminate()
+        try:
+            return self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
 
 
 async def run(session, pipeline, **extra):
@@ -190,8 +278,8 @@ async def cancel(args):
 
         async def watch():
             for _ in range(200):
-                if sleepers():
-                    seen.extend(sleepers())
+                if sleepers(args.marker):
+                    seen.extend(sleepers(args.marker))
                     return
                 await anyio.sleep(0.02)
 
@@ -199,11 +287,11 @@ async def cancel(args):
         async with anyio.create_task_group() as group:
             group.start_soon(watch)
             with anyio.move_on_after(2.0):
-                await session.call_tool("run", {"pipeline": "^sleep 37.25"})
+                await session.call_tool("run", {"pipeline": f"^sleep {args.marker}"})
         cancelled_after = time.monotonic() - started
         gone_after = None
         for i in range(250):
-            if not sleepers():
+            if not sleepers(args.marker):
                 gone_after = i * 0.02
                 break
             await anyio.sleep(0.02)
@@ -296,6 +384,74 @@ async def bench(args):
     return await connect(Client(args.server), body)
 
 
+async def isolation(args):
+    """Two sessions open at once: each keeps its own variables."""
+    found = {}
+    async with opened(Client(args.server, name="client-a")) as (a, _):
+        async with opened(Client(args.server, name="client-b")) as (b, _):
+            found["a_let"] = await run(a, "let x = 'a'; let only_a = 1")
+            found["b_let"] = await run(b, "let x = 'b'")
+            found["a_x"] = await run(a, "$x")
+            found["b_x"] = await run(b, "$x")
+            found["b_only_a"] = await run(b, "$only_a")
+            found["a_only_a"] = await run(a, "$only_a + 1")
+    return found
+
+
+async def modern(args):
+    """A client that first probes `server/discover` at the sessionless
+    protocol (2026-07-28), as the SDK's default `Client` does: over HTTP
+    the server offers only the versions with sessions, so the client falls
+    back to `initialize`, and the session keeps its state."""
+    from mcp.client._probe import negotiate_auto
+
+    client = Client(args.server)
+    async with streams(client) as (read, write):
+        async with client.session(read, write) as session:
+            await negotiate_auto(session)
+            init = session.initialize_result
+            return {
+                "handshake": init.protocol_version if init is not None else None,
+                "let": await run(session, "let x = 5"),
+                "use": await run(session, "$x + 1"),
+            }
+
+
+async def auth(args):
+    """Raw requests that must be refused, then a real session."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    accept = {"Accept": "application/json, text/event-stream"}
+    bearer = {"Authorization": f"Bearer {HTTP['token']}"}
+    base = HTTP["url"].rsplit("/", 1)[0]
+    found = {}
+    async with httpx2.AsyncClient() as http:
+        for name, url, headers in [
+            ("no_token", HTTP["url"], {}),
+            ("wrong_token", HTTP["url"], {"Authorization": "Bearer " + "0" * 64}),
+            ("basic", HTTP["url"], {"Authorization": "Basic " + HTTP["token"]}),
+            ("other_path", base + "/other", bearer),
+            ("browser", HTTP["url"], {**bearer, "Origin": "http://evil.example"}),
+            ("other_host", HTTP["url"], {**bearer, "Host": "evil.example"}),
+        ]:
+            response = await http.post(url, json=initialize, headers={**accept, **headers})
+            found[name] = {"status": response.status_code, "body": response.text[:300]}
+
+    async def body(session, init):
+        return await run(session, "1 + 2")
+
+    found["with_token"] = await connect(Client(args.server), body)
+    return found
+
+
 SCENARIOS = {
     "basics": basics,
     "confirm": confirm,
@@ -306,6 +462,9 @@ SCENARIOS = {
     "clients": clients,
     "redteam": redteam,
     "bench": bench,
+    "isolation": isolation,
+    "modern": modern,
+    "auth": auth,
 }
 
 
@@ -320,9 +479,23 @@ def main():
     parser.add_argument("--cases")
     parser.add_argument("--pipeline", default="1 + 1")
     parser.add_argument("--count", type=int, default=41)
+    parser.add_argument("--http", action="store_true")
+    # `cancel`'s step, `sleep <marker>`: distinct per test, since tests run at once.
+    parser.add_argument("--marker", default="37.25")
     args = parser.parse_args(argv[:split])
     args.server = argv[split + 1 :]
-    found = anyio.run(SCENARIOS[args.scenario], args)
+    if not args.http:
+        found = anyio.run(SCENARIOS[args.scenario], args)
+        json.dump(found, sys.stdout)
+        return
+    global HTTP
+    server = HttpServer(args.server)
+    HTTP = {"url": server.url, "token": server.token}
+    try:
+        found = anyio.run(SCENARIOS[args.scenario], args)
+    finally:
+        code = server.stop()
+    found = {"found": found, "url": server.url, "exit_code": code, "server_log": "".join(server.log)}
     json.dump(found, sys.stdout)
 
 

@@ -578,3 +578,218 @@ fn the_red_team_corpus_meets_its_verdicts_through_mcp() {
         wrong.join("\n")
     );
 }
+
+// ---- streamable HTTP (`nu-agent mcp --http 127.0.0.1:0`) ----
+//
+// The client starts one server for the scenario, reads its address and
+// bearer token from stderr, opens every connection as an MCP session of
+// its own over HTTP, and stops the server with SIGTERM at the end.
+
+/// What an HTTP scenario found, after checking what the server itself did:
+/// it listened on loopback on the port it picked, printed a token, and
+/// stopped cleanly on SIGTERM.
+fn over_http(world: &World, python: &Path, scenario: &str, client_args: &[&str]) -> Value {
+    let mut args = vec!["--http"];
+    args.extend_from_slice(client_args);
+    let ran = world.client(python, scenario, &args, &[]);
+    let url = ran["url"].as_str().unwrap_or_default();
+    let port = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .and_then(|port| port.parse::<u16>().ok());
+    assert!(port.is_some_and(|p| p != 0), "{ran}");
+    let log = ran["server_log"].as_str().unwrap_or_default();
+    assert!(log.contains("bearer token: "), "{log}");
+    assert_eq!(ran["exit_code"], 0, "{log}");
+    ran["found"].clone()
+}
+
+#[test]
+fn over_http_initialize_list_tools_run_and_keep_the_session_between_calls() {
+    let Some(python) = python() else { return };
+    let world = World::new();
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(world.workspace.join(name), name).expect("write");
+    }
+    std::fs::create_dir(world.workspace.join("sub")).expect("sub");
+    let found = over_http(&world, &python, "basics", &[]);
+    assert_eq!(found["server"], "nu-agent");
+    assert_eq!(
+        found["tools"],
+        json!([
+            "check",
+            "help",
+            "job_cancel",
+            "job_result",
+            "job_run",
+            "job_status",
+            "run"
+        ])
+    );
+    assert!(!is_error(&found["count"]), "{}", found["count"]);
+    assert_eq!(found["count"]["structured"]["value"], 4);
+    assert_eq!(found["let"]["is_error"], false, "{}", found["let"]);
+    assert_eq!(found["use"]["structured"]["value"], 6);
+    assert_eq!(found["call_def"]["structured"]["value"], 42);
+    assert_eq!(found["out"]["structured"]["value"], 104);
+    assert_eq!(found["check"]["structured"]["verdict"], "block");
+    assert_eq!(found["resource"], 4);
+    let audit = world.audit();
+    assert!(audit.iter().any(|r| r["pipeline"] == "ls | length"));
+    for record in &audit {
+        assert_eq!(record["client"], "nu-agent-tests", "{record}");
+    }
+}
+
+#[test]
+fn over_http_an_elicitation_answered_yes_runs_the_step_and_no_denies_it() {
+    let Some(python) = python() else { return };
+    let world = confirm_world();
+    let found = over_http(&world, &python, "confirm", &["--answer", "yes"]);
+    assert!(!is_error(&found["run"]), "{}", found["run"]);
+    assert!(!world.workspace.join("gone.txt").exists());
+    let asked = found["asked"].as_array().cloned().unwrap_or_default();
+    assert_eq!(asked.len(), 1, "{found}");
+    assert!(
+        asked[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("rm gone.txt")),
+        "{found}"
+    );
+
+    let world = confirm_world();
+    let found = over_http(&world, &python, "confirm", &["--answer", "no"]);
+    assert!(is_error(&found["run"]), "{}", found["run"]);
+    assert!(
+        text(&found["run"]).contains("the user did not approve it"),
+        "{}",
+        found["run"]
+    );
+    assert_eq!(found["asked"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        std::fs::read_to_string(world.workspace.join("gone.txt")).ok(),
+        Some("keep me?".into())
+    );
+}
+
+#[test]
+fn over_http_a_client_without_elicitation_is_denied_with_the_pre_approval_hint() {
+    let Some(python) = python() else { return };
+    let world = confirm_world();
+    let found = over_http(&world, &python, "confirm", &["--answer", "none"]);
+    assert!(is_error(&found["run"]), "{}", found["run"]);
+    assert!(
+        text(&found["run"]).contains("--approve"),
+        "{}",
+        found["run"]
+    );
+    assert!(world.workspace.join("gone.txt").exists());
+}
+
+#[test]
+fn over_http_clients_at_once_get_sessions_of_their_own() {
+    let Some(python) = python() else { return };
+    let world = World::new();
+    let found = over_http(&world, &python, "isolation", &[]);
+    assert!(!is_error(&found["a_let"]), "{found}");
+    assert_eq!(found["a_x"]["structured"]["value"], "a", "{found}");
+    assert_eq!(found["b_x"]["structured"]["value"], "b", "{found}");
+    // A variable of one session does not exist in the other.
+    assert!(is_error(&found["b_only_a"]), "{found}");
+    assert_eq!(found["a_only_a"]["structured"]["value"], 2, "{found}");
+
+    // Three clients interleaving their calls on one server.
+    let found = over_http(&world, &python, "clients", &[]);
+    for n in 0..3u64 {
+        let mine = found[n.to_string()].as_array().cloned().unwrap_or_default();
+        assert_eq!(mine.len(), 5, "{found}");
+        for (i, result) in mine.iter().enumerate() {
+            assert_eq!(
+                result["structured"]["value"],
+                json!(n * 100 + i as u64),
+                "{found}"
+            );
+        }
+    }
+    let clients: std::collections::BTreeSet<String> = world
+        .audit()
+        .iter()
+        .filter_map(|r| r["client"].as_str().map(String::from))
+        .collect();
+    assert!(
+        clients.contains("client-a") && clients.contains("client-2"),
+        "{clients:?}"
+    );
+}
+
+#[test]
+fn over_http_a_request_without_the_token_is_refused() {
+    let Some(python) = python() else { return };
+    let world = World::new();
+    let found = over_http(&world, &python, "auth", &[]);
+    for name in ["no_token", "wrong_token", "basic"] {
+        assert_eq!(found[name]["status"], 401, "{name}: {found}");
+    }
+    assert_eq!(found["other_path"]["status"], 404, "{found}");
+    for name in ["browser", "other_host"] {
+        let status = found[name]["status"].as_u64().unwrap_or_default();
+        assert!((400..500).contains(&status), "{name}: {found}");
+    }
+    assert_eq!(found["with_token"]["structured"]["value"], 3, "{found}");
+}
+
+#[test]
+fn over_http_a_non_loopback_address_is_refused() {
+    let world = World::new();
+    for address in ["0.0.0.0:0", "[::]:8765", "192.168.1.10:8765"] {
+        let output = Command::new(workspace_binary("nu-agent"))
+            .args(["mcp", "--http", address])
+            .current_dir(&world.workspace)
+            .env("HOME", &world.home)
+            .env("NU_AGENT_STATE_DIR", &world.state)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nu-agent mcp");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{address}: {stderr}");
+        assert!(
+            stderr.contains("not a loopback address"),
+            "{address}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn over_http_a_client_that_probes_for_the_sessionless_protocol_gets_a_session() {
+    let Some(python) = python() else { return };
+    let world = World::new();
+    let found = over_http(&world, &python, "modern", &[]);
+    // 2026-07-28 has no sessions over HTTP: the server offers only the
+    // versions with the initialize handshake, and the client falls back.
+    assert_eq!(found["handshake"], "2025-11-25", "{found}");
+    assert_eq!(found["use"]["structured"]["value"], 6, "{found}");
+}
+
+#[test]
+fn over_http_a_job_runs_and_a_cancelled_run_stops_its_processes() {
+    let Some(python) = python() else { return };
+    let world = World::new();
+    let found = over_http(&world, &python, "job", &[]);
+    assert_eq!(found["result"]["structured"]["status"], "completed");
+    assert_eq!(
+        found["result"]["structured"]["value"],
+        json!({"answer": 42})
+    );
+    assert_eq!(found["resource"], json!({"answer": 42}));
+
+    let found = over_http(&world, &python, "cancel", &["--marker", "37.5"]);
+    assert!(
+        found["seen"].as_array().is_some_and(|s| !s.is_empty()),
+        "the long step never started: {found}"
+    );
+    assert!(
+        found["gone_after"].as_f64().is_some_and(|s| s < 5.0),
+        "its process outlived the cancel: {found}"
+    );
+    assert_eq!(found["after"]["structured"]["value"], 8, "{found}");
+}

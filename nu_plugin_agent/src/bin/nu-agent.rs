@@ -189,11 +189,18 @@ enum Command {
         json: bool,
     },
     /// Serve the engine to other agents over the Model Context Protocol
-    /// (stdio): tools run, check, help and job_*; every pipeline runs under
-    /// your policy in a persistent sandboxed session, and a step that needs
-    /// confirmation is asked of you through the client, never of the agent.
+    /// (stdio, or streamable HTTP on loopback with --http): tools run,
+    /// check, help and job_*; every pipeline runs under your policy in a
+    /// persistent sandboxed session, and a step that needs confirmation is
+    /// asked of you through the client, never of the agent.
     /// E.g. `claude mcp add nu-agent -- nu-agent mcp`.
     Mcp {
+        /// Serve streamable HTTP on this loopback address instead of stdio,
+        /// e.g. 127.0.0.1:8765 (port 0 picks a free one; the address and
+        /// the bearer token every request must carry are printed on
+        /// stderr; $NU_AGENT_MCP_TOKEN sets the token).
+        #[arg(long, value_name = "ADDR", value_parser = mcp::parse_address)]
+        http: Option<std::net::SocketAddr>,
         /// The directory the sessions start in (default: the current one).
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
@@ -481,6 +488,7 @@ fn main() -> ExitCode {
             PolicyCommand::Show { json } => policy::policy_show(&config.policy, json),
         },
         Command::Mcp {
+            http,
             cwd,
             approve,
             max_output,
@@ -506,16 +514,22 @@ fn main() -> ExitCode {
                     return ExitCode::from(EXIT_FAILED);
                 }
             };
-            mcp::mcp(mcp::Settings {
-                policy,
-                layers: Layers::default(),
-                seed,
-                approve,
-                max_output: max_output.unwrap_or(config.agent.max_output),
-                step_timeout: config.agent.step_timeout,
-                observe_tokens: config.agent.observe_tokens,
-                jobs: config.agent.jobs,
-            })
+            mcp::mcp(
+                mcp::Settings {
+                    policy,
+                    layers: Layers::default(),
+                    seed,
+                    approve,
+                    max_output: max_output.unwrap_or(config.agent.max_output),
+                    step_timeout: config.agent.step_timeout,
+                    observe_tokens: config.agent.observe_tokens,
+                    jobs: config.agent.jobs,
+                },
+                match http {
+                    Some(address) => mcp::Transport::Http(address),
+                    None => mcp::Transport::Stdio,
+                },
+            )
         }
         Command::Model { command } => model::model(command, config.model),
         Command::Eval {

@@ -105,9 +105,8 @@ impl Jobs {
             .clone()
     }
 
-    /// Cancel what still runs (the server is ending: its jobs would be
-    /// lost with it) and wait a moment for them to stop.
-    pub fn cancel_all(&self) {
+    /// Cancel what still runs, without waiting; the ids cancelled.
+    pub fn cancel_live(&self) -> Vec<u64> {
         let live: Vec<u64> = self
             .started()
             .into_iter()
@@ -116,6 +115,13 @@ impl Jobs {
         for id in &live {
             self.manager.cancel(*id);
         }
+        live
+    }
+
+    /// Cancel what still runs (the server is ending: its jobs would be
+    /// lost with it) and wait a moment for them to stop.
+    pub fn cancel_all(&self) {
+        let live = self.cancel_live();
         let interrupt = agent_core::shell::CancelToken::new();
         for id in live {
             self.manager

@@ -1,5 +1,6 @@
-//! `nu-agent mcp`: the engine as a Model Context Protocol server on stdio,
-//! for any agent that speaks MCP (Claude Code, Codex CLI, Cursor, ...).
+//! `nu-agent mcp`: the engine as a Model Context Protocol server on stdio
+//! (or, with `--http`, streamable HTTP on loopback), for any agent that
+//! speaks MCP (Claude Code, Codex CLI, Cursor, ...).
 //!
 //! Every pipeline an agent sends runs as `ask`'s steps run: in a
 //! persistent session under the user's policy, each external in its own
@@ -9,6 +10,7 @@
 //! threads of their own.
 
 mod approver;
+mod http;
 mod jobs;
 mod json;
 mod server;
@@ -16,6 +18,7 @@ mod session;
 mod tools;
 
 use std::{
+    net::SocketAddr,
     os::fd::{AsFd, AsRawFd},
     process::ExitCode,
     time::Duration,
@@ -29,6 +32,8 @@ use agent_core::{
 use rmcp::ServiceExt;
 
 use crate::common::EXIT_FAILED;
+
+pub use http::parse_address;
 
 /// What the server runs with: the policy (with the command line's
 /// overrides), where sessions start, and the approvals given in advance.
@@ -49,8 +54,17 @@ pub struct Settings {
     pub jobs: JobSettings,
 }
 
-/// Serve MCP on stdin/stdout until the client closes the connection.
-pub fn mcp(settings: Settings) -> ExitCode {
+/// Where the server talks to its clients.
+pub enum Transport {
+    /// One client on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP on this loopback address (port 0: a free one).
+    Http(SocketAddr),
+}
+
+/// Serve MCP on stdin/stdout until the client closes the connection, or
+/// over HTTP until SIGINT or SIGTERM.
+pub fn mcp(settings: Settings, transport: Transport) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -61,7 +75,11 @@ pub fn mcp(settings: Settings) -> ExitCode {
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    match runtime.block_on(serve(settings)) {
+    let served = match transport {
+        Transport::Stdio => runtime.block_on(serve(settings)),
+        Transport::Http(address) => runtime.block_on(http::serve(settings, address)),
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("nu-agent: {message}");

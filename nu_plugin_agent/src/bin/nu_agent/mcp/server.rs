@@ -1,7 +1,7 @@
 //! The MCP server of one connection: its tools, resources and
 //! instructions over the session, the jobs and the client's approvals.
 
-use std::sync::Arc;
+use std::{borrow::Cow, sync::Arc};
 
 use agent_core::{
     policy::Decision,
@@ -13,8 +13,8 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
         ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-        ServerConfig,
+        ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+        ServerCapabilities, ServerConfig,
     },
     service::RequestContext,
 };
@@ -36,12 +36,14 @@ const INSTRUCTIONS: &str = include_str!("instructions.md");
 /// The longest `job_result` waits.
 const MOST_WAIT: f64 = 600.0;
 
-/// The server of one MCP connection.
+/// The server of one MCP connection (stdio) or session (HTTP).
 pub struct NuServer {
     settings: Arc<Settings>,
     /// The session and the client, from the first call on.
     connected: OnceCell<Result<Connected, String>>,
     jobs: Arc<Result<Jobs, String>>,
+    /// Served over HTTP: only the protocol versions with sessions.
+    over_http: bool,
 }
 
 struct Connected {
@@ -51,13 +53,24 @@ struct Connected {
 }
 
 impl NuServer {
-    /// A server under `settings`.
+    /// A server under `settings`, for the one connection on stdio.
     pub fn new(settings: Settings) -> NuServer {
+        NuServer::with(Arc::new(settings), false)
+    }
+
+    /// A server for one MCP session over HTTP (the settings are the
+    /// whole server's).
+    pub fn over_http(settings: Arc<Settings>) -> NuServer {
+        NuServer::with(settings, true)
+    }
+
+    fn with(settings: Arc<Settings>, over_http: bool) -> NuServer {
         let jobs = Arc::new(Jobs::open(&settings));
         NuServer {
-            settings: Arc::new(settings),
+            settings,
             connected: OnceCell::new(),
             jobs,
+            over_http,
         }
     }
 
@@ -297,6 +310,16 @@ impl Drop for StopOnCancel {
     }
 }
 
+impl Drop for NuServer {
+    /// The connection or session ended: its jobs stop (they would be lost
+    /// with it); the session's thread ends as its `Session` is dropped.
+    fn drop(&mut self) {
+        if let Ok(jobs) = self.jobs.as_ref() {
+            jobs.cancel_live();
+        }
+    }
+}
+
 fn no_job(id: u64) -> String {
     format!("there is no job {id} (job_run gives a job's id)")
 }
@@ -380,6 +403,14 @@ fn from_json<T: serde::de::DeserializeOwned>(value: Json) -> Result<T, McpError>
 }
 
 impl ServerHandler for NuServer {
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        if self.over_http {
+            super::http::handshake_versions()
+        } else {
+            Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(
             ServerCapabilities::builder()
