@@ -270,7 +270,7 @@ fn process_view_launch(
     };
     ignore_stop_signals();
     let status = child.wait();
-    if let Some(note) = process_view::hidden_note(&process_view::hidden_processes()) {
+    if let Some(note) = process_view::Visibility::scan().note() {
         eprintln!("{note}");
     }
     Ok(match status {

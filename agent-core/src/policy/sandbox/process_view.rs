@@ -656,50 +656,129 @@ fn mount_fs(
     }
 }
 
-/// Processes whose open files this process cannot read (another user's,
-/// without the privilege): a socket of theirs shows no process. Their
-/// names, e.g. `sshd (812)`; empty when every process is visible.
-pub(super) fn hidden_processes() -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut hidden = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
-            continue;
-        };
-        let fd_dir = entry.path().join("fd");
-        if let Err(err) = std::fs::read_dir(&fd_dir)
-            && err.kind() == std::io::ErrorKind::PermissionDenied
-        {
-            let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
-            hidden.push(format!("{} ({pid})", comm.trim()));
-        }
-    }
-    hidden
+/// What this process can see of the machine's internet sockets and of
+/// the processes holding them.
+#[derive(Debug, Default)]
+pub(super) struct Visibility {
+    /// Processes (not kernel threads) whose open files this process
+    /// cannot read: another user's, without the privilege. `comm (pid)`.
+    pub hidden: Vec<String>,
+    /// Internet sockets (`/proc/net/tcp`, `udp`, `raw`, v4 and v6) that no
+    /// process visible here holds.
+    pub unattributed: usize,
 }
 
-/// The note a process-view read prints on stderr when some processes'
-/// sockets cannot be attributed; `None` when none is hidden.
-pub(super) fn hidden_note(hidden: &[String]) -> Option<String> {
-    if hidden.is_empty() {
-        return None;
+impl Visibility {
+    /// Look now.
+    pub(super) fn scan() -> Visibility {
+        let mut held = std::collections::HashSet::new();
+        let mut hidden = Vec::new();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Visibility::default();
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            else {
+                continue;
+            };
+            let dir = entry.path();
+            let denied = |err: &std::io::Error| err.kind() == std::io::ErrorKind::PermissionDenied;
+            // The directory may list while each link stays unreadable
+            // (a process that is not dumpable, of a wider namespace).
+            let readable = match std::fs::read_dir(dir.join("fd")) {
+                Ok(fds) => fds.flatten().all(|fd| match std::fs::read_link(fd.path()) {
+                    Ok(link) => {
+                        held.extend(socket_inode(&link.to_string_lossy()));
+                        true
+                    }
+                    Err(err) => !denied(&err),
+                }),
+                Err(err) => !denied(&err),
+            };
+            if !readable && !is_kernel_thread(&dir) {
+                let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+                hidden.push(format!("{} ({pid})", comm.trim()));
+            }
+        }
+        let unattributed = internet_socket_inodes()
+            .into_iter()
+            .filter(|inode| !held.contains(inode))
+            .count();
+        Visibility {
+            hidden,
+            unattributed,
+        }
     }
-    const SHOWN: usize = 5;
-    let mut names = hidden
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if hidden.len() > SHOWN {
-        names.push_str(&format!(" and {} more", hidden.len() - SHOWN));
+
+    /// The note a process-view read prints on stderr when some sockets
+    /// belong to processes it cannot see; `None` when every socket's
+    /// process is known (or none is hidden).
+    pub(super) fn note(&self) -> Option<String> {
+        if self.hidden.is_empty() || self.unattributed == 0 {
+            return None;
+        }
+        const SHOWN: usize = 5;
+        let mut names = self
+            .hidden
+            .iter()
+            .take(SHOWN)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.hidden.len() > SHOWN {
+            names.push_str(&format!(" and {} more", self.hidden.len() - SHOWN));
+        }
+        Some(format!(
+            "nu-agent: {} internet sockets show no process: they belong to processes whose open files this user cannot read (another user's without the privilege, or one not open to inspection): {names}",
+            self.unattributed
+        ))
     }
-    Some(format!(
-        "nu-agent: the open sockets of {} processes are not visible to this user (another user's, without the privilege to read them): {names}; a socket of theirs shows no process",
-        hidden.len()
-    ))
+}
+
+/// `socket:[1234]` → 1234.
+fn socket_inode(link: &str) -> Option<u64> {
+    link.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
+}
+
+/// Kernel threads hold no files: `PF_KTHREAD` in `/proc/PID/stat`.
+fn is_kernel_thread(dir: &Path) -> bool {
+    const PF_KTHREAD: u64 = 0x0020_0000;
+    let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {
+        return false;
+    };
+    let Some((_, after)) = stat.rsplit_once(')') else {
+        return false;
+    };
+    after
+        .split_whitespace()
+        .nth(6)
+        .and_then(|f| f.parse::<u64>().ok())
+        .is_some_and(|flags| flags & PF_KTHREAD != 0)
+}
+
+/// The inodes of the internet sockets in this network namespace (0, a
+/// socket in `TIME_WAIT`, left out).
+fn internet_socket_inodes() -> Vec<u64> {
+    let mut inodes = Vec::new();
+    for table in ["tcp", "tcp6", "udp", "udp6", "raw", "raw6"] {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/net/{table}")) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            if let Some(inode) = line
+                .split_whitespace()
+                .nth(9)
+                .and_then(|i| i.parse::<u64>().ok())
+                .filter(|i| *i != 0)
+            {
+                inodes.push(inode);
+            }
+        }
+    }
+    inodes
 }
 
 #[cfg(test)]
@@ -728,11 +807,20 @@ mod tests {
     }
 
     #[test]
-    fn the_note_names_a_few_hidden_processes() {
-        assert_eq!(hidden_note(&[]), None);
+    fn the_note_names_a_few_hidden_processes_when_a_socket_is_theirs() {
         let many: Vec<String> = (1..=7).map(|i| format!("p ({i})")).collect();
-        let note = hidden_note(&many).unwrap();
-        assert!(note.contains("of 7 processes"), "{note}");
+        let seen = |hidden: &[String], unattributed| Visibility {
+            hidden: hidden.to_vec(),
+            unattributed,
+        };
+        assert_eq!(seen(&[], 3).note(), None);
+        assert_eq!(seen(&many, 0).note(), None);
+        let note = seen(&many, 2).note().unwrap();
+        assert!(note.contains("2 internet sockets show no process"), "{note}");
         assert!(note.contains("p (5) and 2 more"), "{note}");
+        assert_eq!(socket_inode("socket:[1234]"), Some(1234));
+        assert_eq!(socket_inode("/dev/null"), None);
+        // This process sees itself; the scan runs.
+        let _ = Visibility::scan();
     }
 }
