@@ -294,11 +294,7 @@ pub fn per_group_hint(pipeline: &str) -> Option<String> {
         .map(|w| w[1])
         .chain(
             // `math sum(price)` as other languages write it.
-            pipeline
-                .split(['(', ')'])
-                .skip(1)
-                .step_by(2)
-                .map(str::trim),
+            pipeline.split(['(', ')']).skip(1).step_by(2).map(str::trim),
         )
         .find(|w| {
             *w != *group

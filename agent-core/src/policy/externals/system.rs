@@ -1196,7 +1196,10 @@ fn lsof_internet(args: &[String]) -> bool {
             Some('s') if letters.len() == rest.len() => {
                 let state = chars.as_str();
                 if state.is_empty() {
-                    if args.get(i).is_some_and(|next| next.contains(':') && looks_like_address(next)) {
+                    if args
+                        .get(i)
+                        .is_some_and(|next| next.contains(':') && looks_like_address(next))
+                    {
                         i += 1;
                     }
                 } else if !state.contains(':') || !looks_like_address(state) {

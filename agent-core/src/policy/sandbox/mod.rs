@@ -48,8 +48,8 @@ pub use launcher::{
     launcher_prefix,
 };
 pub use parent::{RunEnd, SessionWorker, run_sandboxed};
-pub use process_view::{broker_fd, is_system_program};
 pub use probe::{LandlockMissing, LandlockSupport, Protections, SeccompSupport, probe};
+pub use process_view::{broker_fd, is_system_program};
 pub use protocol::{WORKER_ARG, WorkerRun, WorkerStart};
 pub use worker::{EngineBuilder, WorkerEngine, worker_main};
 

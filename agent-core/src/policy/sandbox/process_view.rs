@@ -396,7 +396,9 @@ pub(super) fn relay(broker: RawFd, program: &OsString, args: &[OsString]) -> Rel
         }
     };
     match serde_json::from_slice::<Reply>(&buffer[..len]) {
-        Ok(Reply::Exited { code: Some(code), .. }) => Relayed::Exited(code),
+        Ok(Reply::Exited {
+            code: Some(code), ..
+        }) => Relayed::Exited(code),
         Ok(Reply::Exited {
             signal: Some(signal),
             ..
@@ -431,11 +433,7 @@ fn send_with_fds(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> std::io::Result<
         (*header).cmsg_level = libc::SOL_SOCKET;
         (*header).cmsg_type = libc::SCM_RIGHTS;
         (*header).cmsg_len = libc::CMSG_LEN(payload as u32) as _;
-        std::ptr::copy_nonoverlapping(
-            fds.as_ptr().cast::<u8>(),
-            libc::CMSG_DATA(header),
-            payload,
-        );
+        std::ptr::copy_nonoverlapping(fds.as_ptr().cast::<u8>(), libc::CMSG_DATA(header), payload);
     }
     // SAFETY: msg points at live buffers.
     let sent = unsafe { libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) };
@@ -448,10 +446,14 @@ fn send_with_fds(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> std::io::Result<
 
 /// One message and the descriptors it carried; `None` at end of stream.
 #[cfg(target_os = "linux")]
-fn recv_with_fds(socket: RawFd, buffer: &mut [u8]) -> std::io::Result<Option<(usize, Vec<OwnedFd>)>> {
+fn recv_with_fds(
+    socket: RawFd,
+    buffer: &mut [u8],
+) -> std::io::Result<Option<(usize, Vec<OwnedFd>)>> {
     const MAX_FDS: usize = 8;
     // SAFETY: CMSG_SPACE only computes a size.
-    let space = unsafe { libc::CMSG_SPACE((MAX_FDS * std::mem::size_of::<RawFd>()) as u32) } as usize;
+    let space =
+        unsafe { libc::CMSG_SPACE((MAX_FDS * std::mem::size_of::<RawFd>()) as u32) } as usize;
     let mut control = vec![0u8; space];
     let mut iov = libc::iovec {
         iov_base: buffer.as_mut_ptr().cast(),
@@ -548,8 +550,8 @@ fn read_only_mounts() -> Result<(), String> {
     for (name, fd) in &devices {
         let target = format!("/dev/{name}");
         std::fs::File::create(&target).map_err(|e| format!("{target}: {e}"))?;
-        let source = CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd()))
-            .map_err(|e| e.to_string())?;
+        let source =
+            CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(|e| e.to_string())?;
         let target_c = CString::new(target.clone()).map_err(|e| e.to_string())?;
         // SAFETY: valid C strings; a bind mount needs no type or data.
         let rc = unsafe {
@@ -740,7 +742,10 @@ impl Visibility {
 
 /// `socket:[1234]` → 1234.
 fn socket_inode(link: &str) -> Option<u64> {
-    link.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
+    link.strip_prefix("socket:[")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
 }
 
 /// Kernel threads hold no files: `PF_KTHREAD` in `/proc/PID/stat`.
@@ -816,7 +821,10 @@ mod tests {
         assert_eq!(seen(&[], 3).note(), None);
         assert_eq!(seen(&many, 0).note(), None);
         let note = seen(&many, 2).note().unwrap();
-        assert!(note.contains("2 internet sockets show no process"), "{note}");
+        assert!(
+            note.contains("2 internet sockets show no process"),
+            "{note}"
+        );
         assert!(note.contains("p (5) and 2 more"), "{note}");
         assert_eq!(socket_inode("socket:[1234]"), Some(1234));
         assert_eq!(socket_inode("/dev/null"), None);
