@@ -235,7 +235,7 @@ fn a_socket_of_a_process_out_of_sight_is_said_to_be() {
     assert!(stdout.contains(&format!(":{port}")), "{stdout}");
     assert!(!stdout.contains("pid="), "{stdout}");
     assert!(
-        stderr.contains("show no process") && stderr.contains("cannot read"),
+        stderr.contains("no process: held by") && stderr.contains("cannot read"),
         "the hidden process is not mentioned:\n{stderr}"
     );
 }

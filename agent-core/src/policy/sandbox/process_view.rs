@@ -733,9 +733,12 @@ impl Visibility {
         if self.hidden.len() > SHOWN {
             names.push_str(&format!(" and {} more", self.hidden.len() - SHOWN));
         }
+        let sockets = match self.unattributed {
+            1 => "1 internet socket shows".to_string(),
+            n => format!("{n} internet sockets show"),
+        };
         Some(format!(
-            "nu-agent: {} internet sockets show no process: they belong to processes whose open files this user cannot read (another user's without the privilege, or one not open to inspection): {names}",
-            self.unattributed
+            "nu-agent: {sockets} no process: held by processes whose open files this user cannot read (another user's without the privilege, or one not open to inspection): {names}"
         ))
     }
 }
