@@ -115,6 +115,15 @@ fn other_forms_stay_inside_the_sandbox() {
     );
 }
 
+/// The system's own `ss` (`/usr/bin` or `/usr/sbin`, by distribution).
+fn system_ss() -> String {
+    ["/usr/bin/ss", "/usr/sbin/ss", "/bin/ss", "/sbin/ss"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .expect("ss (iproute2) is installed")
+        .to_string()
+}
+
 fn process_view_spec() -> String {
     let mut spec = ExecSpec::read_only();
     spec.process_view = true;
@@ -210,7 +219,7 @@ fn a_socket_of_a_process_out_of_sight_is_said_to_be() {
         .arg(&launcher)
         .arg(EXEC_ARG)
         .arg(process_view_spec())
-        .args(["--", "/usr/bin/ss", "-tlnp", &format!("sport = :{port}")])
+        .args(["--", &system_ss(), "-tlnp", &format!("sport = :{port}")])
         .current_dir(dir.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -237,5 +246,85 @@ fn a_socket_of_a_process_out_of_sight_is_said_to_be() {
     assert!(
         stderr.contains("no process: held by") && stderr.contains("cannot read"),
         "the hidden process is not mentioned:\n{stderr}"
+    );
+}
+
+/// A program that finds the worker's broker socket among its inherited
+/// descriptors and asks it to run `program args...`; prints the reply,
+/// or `no broker`.
+const BROKER_PROBE: &str = r#"
+import json, socket, sys
+program, args = sys.argv[1], sys.argv[2:]
+broker = None
+for fd in range(3, 256):
+    try:
+        s = socket.socket(fileno=fd)
+    except OSError:
+        continue
+    if s.family == socket.AF_UNIX and s.type == socket.SOCK_SEQPACKET:
+        broker = s
+        break
+    s.detach()
+if broker is None:
+    print("no broker")
+    sys.exit(0)
+mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+request = json.dumps({"program": program, "args": args}).encode()
+socket.send_fds(broker, [request], [1, 2, theirs.fileno()])
+theirs.close()
+print("reply:", mine.recv(65536).decode())
+"#;
+
+#[test]
+fn the_broker_runs_nothing_but_the_exact_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    std::fs::write(ws.join("probe.py"), BROKER_PROBE).unwrap();
+    let mark = ws.join("MARK");
+    // With the policy's layers off, nu starts the program straight from
+    // the worker: it holds the broker socket, and asks it to run a shell.
+    let bare = [
+        "--yes",
+        "--disable-layer",
+        "static",
+        "--disable-layer",
+        "guards",
+    ];
+    let touch = format!("^python3 probe.py /bin/sh -c 'touch {}'", mark.display());
+    let out = run(ws, &bare, &touch);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("reply:"), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("refused"), "{stdout}");
+    assert!(!mark.exists(), "the broker ran a shell");
+    // The system's ss in its listing form: run (the probe can fail).
+    let ss = system_ss();
+    let out = run(ws, &bare, &format!("^python3 probe.py {ss} -tlnp"));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("\"exited\""),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(stdout.contains("users:(("), "{stdout}");
+    // The same form with a kill option, or a lookalike program: refused.
+    for (program, args) in [
+        (ss.as_str(), "-tlnp -K"),
+        ("/usr/bin/lsof", "-i :22 +D /"),
+        ("/tmp/ss", "-tlnp"),
+    ] {
+        let out = run(ws, &bare, &format!("^python3 probe.py {program} {args}"));
+        assert!(
+            text(&out.stdout).contains("refused"),
+            "{program} {args}: {}",
+            text(&out.stdout)
+        );
+    }
+    // Started through the launcher (the default), no program inherits it.
+    let out = run(ws, &["--yes"], &format!("^python3 probe.py {ss} -tlnp"));
+    assert!(
+        text(&out.stdout).contains("no broker"),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
     );
 }
