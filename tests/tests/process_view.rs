@@ -328,3 +328,28 @@ fn the_broker_runs_nothing_but_the_exact_forms() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_background_job_names_the_listening_process_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_listener, port) = listener();
+    let pid = std::process::id();
+    let registry = agent_e2e::register_plugin(dir.path());
+    let out = agent_e2e::nu_with_agent_env(
+        &registry,
+        dir.path(),
+        &format!(
+            "let id = (agent job run \"^ss -tlnp 'sport = :{port}'\"); agent job wait $id; agent job result $id"
+        ),
+        &[(
+            "NU_AGENT_STATE_DIR",
+            &dir.path().join("state").display().to_string(),
+        )],
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!("pid={pid},")),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+}
