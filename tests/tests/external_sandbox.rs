@@ -415,6 +415,8 @@ fn a_read_reaches_no_network() {
         protected: Vec::new(),
         nested: false,
         local_sockets: false,
+        process_view: false,
+        broker: None,
     };
     let out = world.run_launched(&spec, &argv);
     assert_connected(&out, || listener.accept().is_ok(), "the network on");
@@ -447,6 +449,8 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
         protected: Vec::new(),
         nested: false,
         local_sockets: false,
+        process_view: false,
+        broker: None,
     };
     let sh = |script: &str| -> Output {
         let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
@@ -467,6 +471,8 @@ fn an_approved_write_reaches_only_its_targets_and_never_git_internals() {
         protected: Vec::new(),
         nested: false,
         local_sockets: false,
+        process_view: false,
+        broker: None,
     };
     let argv: Vec<String> = ["sh", "-c", "echo x > build/a.txt && echo x > src/b.txt"]
         .iter()
@@ -490,6 +496,8 @@ fn git_internals_stay_read_only_inside_a_writable_workspace() {
         protected: vec![ws.join(".git")],
         nested: false,
         local_sockets: false,
+        process_view: false,
+        broker: None,
     };
     let sh = |script: &str| -> Output {
         let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
@@ -570,6 +578,8 @@ fn the_launcher_refuses_to_run_what_it_cannot_sandbox() {
         protected: Vec::new(),
         nested: false,
         local_sockets: false,
+        process_view: false,
+        broker: None,
     };
     let argv: Vec<String> = ["touch", "MARK"].iter().map(|s| s.to_string()).collect();
     let out = world.run_launched(&spec, &argv);

@@ -680,9 +680,23 @@ impl Guard {
         let Some(program) = nu_command::which(&name, &paths, cwd.as_ref()) else {
             return self.inner.run(engine_state, stack, call, input);
         };
+        // `ss -tlnp`, `lsof -i :8080`: the system's own program in the
+        // exact form runs where other processes' sockets can be seen.
+        let mut spec = spec.clone();
+        if spec.is_read_only() && !spec.local_sockets && sandbox::is_system_program(&program) {
+            let args: Option<Vec<String>> = values.iter().skip(1).map(value_text).collect();
+            if args.is_some_and(|args| externals::names_socket_processes(&name, &args)) {
+                spec.process_view = true;
+                spec.broker = if spec.nested {
+                    sandbox::broker_fd()
+                } else {
+                    None
+                };
+            }
+        }
         let span = call.head;
         let mut builder = ir::Call::build(call.decl_id, span);
-        for part in sandbox::launcher_prefix(launcher, spec) {
+        for part in sandbox::launcher_prefix(launcher, &spec) {
             builder.add_positional(stack, span, Value::string(part, span));
         }
         builder.add_positional(
@@ -1051,6 +1065,8 @@ fn external_spec(policy: &Policy, steps: &[Step], facts: &PathFacts) -> Option<E
         protected,
         nested: false,
         local_sockets: unknown_effect || network,
+        process_view: false,
+        broker: None,
     })
 }
 

@@ -884,6 +884,18 @@ pub fn reads_through_a_daemon(program: &str) -> bool {
     READS_THROUGH_A_DAEMON.contains(&base_name(program.trim_start_matches('^')))
 }
 
+/// Whether `^program args...` is one of the exact forms that name the
+/// process behind each socket (`ss` listing sockets with `-p`,
+/// `lsof -i`): these read other processes' `/proc/PID/fd`, hidden from
+/// every process inside a Landlock domain, so their read launch runs
+/// outside it under the process-view restrictions instead (see
+/// `sandbox::ExecSpec::process_view`). The arguments are the evaluated
+/// ones; any other form, option or program gives `false`.
+pub fn names_socket_processes(program: &str, args: &[String]) -> bool {
+    let name = base_name(program.trim_start_matches('^'));
+    system::names_socket_processes(name, args)
+}
+
 /// `text` as one shell word: as is when plain, else in single quotes.
 pub fn quote(text: &str) -> String {
     let plain = !text.is_empty()

@@ -1100,6 +1100,131 @@ fn ss(call: &mut Call<'_>) {
     call.read(values(&parsed, &["-F", "--filter"]));
 }
 
+/// The forms of `ss` and `lsof` that name the process behind each socket:
+/// they read other processes' `/proc/PID/fd`, which no process inside a
+/// Landlock domain may (Landlock's ptrace rule), so they are launched
+/// outside it (see `sandbox::process_view`). An exact grammar, narrower
+/// than the read forms: `ss` listing sockets with `-p`, `lsof -i`.
+pub(super) fn names_socket_processes(name: &str, args: &[String]) -> bool {
+    match name {
+        "ss" => ss_with_processes(args),
+        "lsof" => lsof_internet(args),
+        _ => false,
+    }
+}
+
+/// `ss` listing sockets with their processes: no summary, events, dump,
+/// kill, filter file or other network namespace.
+const SS_PROCESSES: Options = Options::gnu(
+    "HnraloOmpieZztuwxSMT046A:f:",
+    &[
+        Long("no-header", Takes::Nothing),
+        Long("numeric", Takes::Nothing),
+        Long("resolve", Takes::Nothing),
+        Long("all", Takes::Nothing),
+        Long("listening", Takes::Nothing),
+        Long("oneline", Takes::Nothing),
+        Long("options", Takes::Nothing),
+        Long("memory", Takes::Nothing),
+        Long("processes", Takes::Nothing),
+        Long("threads", Takes::Nothing),
+        Long("info", Takes::Nothing),
+        Long("tos", Takes::Nothing),
+        Long("cgroup", Takes::Nothing),
+        Long("extended", Takes::Nothing),
+        Long("context", Takes::Nothing),
+        Long("contexts", Takes::Nothing),
+        Long("inet-sockopt", Takes::Nothing),
+        Long("ipv4", Takes::Nothing),
+        Long("ipv6", Takes::Nothing),
+        Long("packet", Takes::Nothing),
+        Long("tcp", Takes::Nothing),
+        Long("udp", Takes::Nothing),
+        Long("dccp", Takes::Nothing),
+        Long("raw", Takes::Nothing),
+        Long("unix", Takes::Nothing),
+        Long("sctp", Takes::Nothing),
+        Long("vsock", Takes::Nothing),
+        Long("tipc", Takes::Nothing),
+        Long("xdp", Takes::Nothing),
+        Long("mptcp", Takes::Nothing),
+        Long("family", Takes::Value),
+        Long("query", Takes::Value),
+        Long("socket", Takes::Value),
+    ],
+);
+
+fn ss_with_processes(args: &[String]) -> bool {
+    let args: Vec<Arg> = args.iter().cloned().map(Arg::Literal).collect();
+    let Ok(parsed) = super::parse(&SS_PROCESSES, &args) else {
+        return false;
+    };
+    parsed.has("-p") || parsed.has("--processes")
+}
+
+/// `lsof -i[ADDR]` with only listing options: `-n -P -l -t -w -a -R -U
+/// -V` (combined or not), `-s[PROTO:STATE]`, `-c/-p/-u/-g VALUE`,
+/// `-F[FIELDS]`.
+fn lsof_internet(args: &[String]) -> bool {
+    const FLAGS: &str = "nPltwaRUV";
+    let looks_like_address = |text: &str| {
+        !text.is_empty() && !text.starts_with(['-', '+']) && !text.contains(char::is_whitespace)
+    };
+    let mut internet = false;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        let Some(letters) = arg.strip_prefix('-') else {
+            return false;
+        };
+        let rest = letters.trim_start_matches(|c| FLAGS.contains(c));
+        let mut chars = rest.chars();
+        match chars.next() {
+            None if !letters.is_empty() => {}
+            Some('i') => {
+                internet = true;
+                let address = chars.as_str();
+                if address.is_empty() {
+                    if args.get(i).is_some_and(|next| looks_like_address(next)) {
+                        i += 1;
+                    }
+                } else if !looks_like_address(address) {
+                    return false;
+                }
+            }
+            Some('s') if letters.len() == rest.len() => {
+                let state = chars.as_str();
+                if state.is_empty() {
+                    if args
+                        .get(i)
+                        .is_some_and(|next| next.contains(':') && looks_like_address(next))
+                    {
+                        i += 1;
+                    }
+                } else if !state.contains(':') || !looks_like_address(state) {
+                    return false;
+                }
+            }
+            Some('c' | 'p' | 'u' | 'g') if letters.len() == rest.len() => {
+                if chars.as_str().is_empty() {
+                    if !args.get(i).is_some_and(|next| looks_like_address(next)) {
+                        return false;
+                    }
+                    i += 1;
+                }
+            }
+            Some('F') if letters.len() == rest.len() => {
+                if !chars.as_str().chars().all(|c| c.is_ascii_alphanumeric()) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    internet
+}
+
 /// net-tools netstat.
 const NETSTAT: Options = Options::gnu(
     "rivnNgMalxetuwA:pcCeFoWZsTU",
@@ -2104,6 +2229,59 @@ fn lsipc(call: &mut Call<'_>) {
 mod tests {
     use super::super::examples::{check, floor, judge};
     use crate::policy::Verdict;
+
+    #[test]
+    fn only_the_listing_forms_name_socket_processes() {
+        let form = |line: &str| {
+            let mut words = line.split_whitespace();
+            let name = words.next().unwrap_or_default();
+            let args: Vec<String> = words.map(String::from).collect();
+            super::names_socket_processes(name, &args)
+        };
+        for yes in [
+            "ss -tlnp",
+            "ss -p",
+            "ss -ltnp sport = :8080",
+            "ss --tcp --listening --processes",
+            "ss -tunap -H",
+            "ss -lptn -f inet",
+            "lsof -i",
+            "lsof -i :8080",
+            "lsof -i:8080",
+            "lsof -nP -i :8080",
+            "lsof -nPi :8080",
+            "lsof -nPiTCP:8080 -sTCP:LISTEN",
+            "lsof -iTCP -s TCP:LISTEN -t",
+            "lsof -i 4TCP@127.0.0.1:22 -a -c python3",
+            "lsof -i :80 -Fpcn",
+        ] {
+            assert!(form(yes), "{yes}");
+        }
+        for no in [
+            "ss -tln",
+            "ss -s -p",
+            "ss -tlnp -N other",
+            "ss -p -F filter.txt",
+            "ss -K -p dport = :22",
+            "ss -E -p",
+            "ss -tlnp --net=x",
+            "lsof",
+            "lsof :8080",
+            "lsof -p 1",
+            "lsof /etc/passwd",
+            "lsof -i :8080 /etc/passwd",
+            "lsof -i :8080 +D /home",
+            "lsof -i :8080 -D x",
+            "lsof -i :8080 -k /tmp/k",
+            "lsof -i :8080 +m",
+            "lsof -i -r 1",
+            "lsof -ni -c",
+            "nsenter -i ss -p",
+            "netstat -tlnp",
+        ] {
+            assert!(!form(no), "{no}");
+        }
+    }
 
     const MATCH: &[&str] = &[
         "ps",

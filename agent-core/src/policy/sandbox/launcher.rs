@@ -54,6 +54,19 @@ pub struct ExecSpec {
     /// effect). Without it no socket reaches a daemon.
     #[serde(default)]
     pub local_sockets: bool,
+    /// A read that names the process behind each socket (`ss -tlnp`,
+    /// `lsof -i :8080`, as [`crate::policy::externals::names_socket_processes`]
+    /// decides): it runs without a Landlock domain, which would hide other
+    /// processes' open files, under the process-view restrictions instead
+    /// (a read-only mount namespace and the read's seccomp filter; see
+    /// `process_view`). Ignored unless the spec is read-only.
+    #[serde(default)]
+    pub process_view: bool,
+    /// Inside the sandbox worker: the inherited descriptor of the worker's
+    /// process-view broker, which runs a [`ExecSpec::process_view`] read
+    /// outside the worker's Landlock domain.
+    #[serde(default)]
+    pub broker: Option<i32>,
 }
 
 impl ExecSpec {
@@ -65,6 +78,8 @@ impl ExecSpec {
             protected: Vec::new(),
             nested: false,
             local_sockets: false,
+            process_view: false,
+            broker: None,
         }
     }
 
@@ -87,6 +102,9 @@ impl ExecSpec {
         }
         if self.local_sockets {
             label.push_str(", local daemons");
+        }
+        if self.process_view && self.is_read_only() {
+            label.push_str(", sees other processes' sockets");
         }
         label
     }
@@ -153,6 +171,22 @@ pub fn exec_main(args: Vec<OsString>) -> i32 {
     };
     let rest: Vec<OsString> = args.collect();
     let shown = Path::new(&program).display().to_string();
+    // No program inherits a descriptor but its standard streams (the
+    // worker's process-view broker socket included).
+    mark_close_on_exec_above_stderr();
+
+    let mut hidden = None;
+    if spec.process_view && spec.is_read_only() {
+        let why = process_view_launch(&spec, &program, &rest, &shown);
+        match why {
+            Ok(code) => return code,
+            Err(why) => {
+                hidden = Some(format!(
+                    "nu-agent: other processes' open sockets cannot be read inside the sandbox here ({why}): the process column may be missing"
+                ));
+            }
+        }
+    }
 
     // A private temp dir, removed afterwards. Where none can be made (a
     // read-only sandbox around this one) the program gets none.
@@ -193,6 +227,9 @@ pub fn exec_main(args: Vec<OsString>) -> i32 {
     ignore_stop_signals();
     let status = child.wait();
     drop(temp);
+    if let Some(note) = hidden {
+        eprintln!("{note}");
+    }
     match status {
         Ok(status) => exit_like(status),
         Err(err) => {
@@ -201,6 +238,86 @@ pub fn exec_main(args: Vec<OsString>) -> i32 {
         }
     }
 }
+
+/// A process-view read: relayed to the worker's broker when this
+/// launcher runs inside the worker, else restricted here without Landlock
+/// and run. `Err`: why it could not be (the caller runs it the usual way
+/// and says the process column may be missing).
+#[cfg(target_os = "linux")]
+fn process_view_launch(
+    spec: &ExecSpec,
+    program: &OsString,
+    rest: &[OsString],
+    shown: &str,
+) -> Result<i32, String> {
+    use super::process_view::{self, Relayed};
+    if spec.nested {
+        let Some(broker) = spec.broker else {
+            return Err("the sandbox worker runs no process-view broker".into());
+        };
+        return match process_view::relay(broker, program, rest) {
+            Relayed::Exited(code) => Ok(code),
+            Relayed::NotRun(why) => Err(why),
+        };
+    }
+    process_view::restrict().map_err(|err| err.to_string())?;
+    let mut child = match Command::new(program).args(rest).spawn() {
+        Ok(child) => child,
+        Err(err) => {
+            eprintln!("nu-agent: cannot start {shown}: {err}");
+            return Ok(EXIT_NOT_STARTED);
+        }
+    };
+    ignore_stop_signals();
+    let status = child.wait();
+    if let Some(note) = process_view::Visibility::scan().note() {
+        eprintln!("{note}");
+    }
+    Ok(match status {
+        Ok(status) => exit_like(status),
+        Err(err) => {
+            eprintln!("nu-agent: lost {shown}: {err}");
+            EXIT_NOT_STARTED
+        }
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_view_launch(
+    _spec: &ExecSpec,
+    _program: &OsString,
+    _rest: &[OsString],
+    _shown: &str,
+) -> Result<i32, String> {
+    Err("only on Linux".into())
+}
+
+/// Mark every descriptor above stderr close-on-exec.
+#[cfg(target_os = "linux")]
+fn mark_close_on_exec_above_stderr() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only sets a flag on
+    // this process's descriptors.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            libc::c_uint::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if rc != 0 {
+        for fd in 3..1024 {
+            // SAFETY: fcntl on a descriptor number; a closed one fails.
+            unsafe {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mark_close_on_exec_above_stderr() {}
 
 fn refuse(message: &str) -> i32 {
     eprintln!("nu-agent: {message}; the program was not run");
@@ -299,6 +416,8 @@ mod tests {
             protected: Vec::new(),
             nested: false,
             local_sockets: false,
+            process_view: false,
+            broker: None,
         };
         let prefix = launcher_prefix(Path::new("/bin/agent"), &spec);
         assert_eq!(prefix[0], "/bin/agent");

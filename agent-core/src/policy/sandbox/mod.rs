@@ -37,6 +37,7 @@ mod launcher;
 mod mounts;
 mod parent;
 mod probe;
+mod process_view;
 mod protocol;
 #[cfg(target_os = "linux")]
 mod seccomp;
@@ -48,6 +49,7 @@ pub use launcher::{
 };
 pub use parent::{RunEnd, SessionWorker, run_sandboxed};
 pub use probe::{LandlockMissing, LandlockSupport, Protections, SeccompSupport, probe};
+pub use process_view::{broker_fd, is_system_program};
 pub use protocol::{WORKER_ARG, WorkerRun, WorkerStart};
 pub use worker::{EngineBuilder, WorkerEngine, worker_main};
 
@@ -270,6 +272,10 @@ pub enum SandboxError {
     /// The capabilities of a launched read could not be lowered.
     #[error("the capabilities of the program could not be lowered: {0}")]
     Capabilities(String),
+    /// The read-only mount namespace of a process-view read could not be
+    /// set up.
+    #[error("the read-only view for a process listing could not be set up: {0}")]
+    ProcessView(String),
     /// Not Linux on x86_64 or aarch64.
     #[error("the OS sandbox is only available on Linux (x86_64 and aarch64)")]
     Unsupported,

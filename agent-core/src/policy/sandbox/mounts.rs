@@ -32,7 +32,7 @@ pub(super) fn protect_read_only(_paths: &[PathBuf]) -> Result<(), String> {
 /// A private mount namespace; a user namespace first when this process
 /// lacks `CAP_SYS_ADMIN` (the user keeps their own uid and gid inside).
 #[cfg(target_os = "linux")]
-fn enter_mount_namespace() -> Result<(), String> {
+pub(super) fn enter_mount_namespace() -> Result<(), String> {
     // SAFETY: getuid/getgid have no preconditions.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     // SAFETY: unshare only changes this (single-threaded) process's

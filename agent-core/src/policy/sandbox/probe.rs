@@ -53,6 +53,7 @@ impl Protections {
                 "seccomp: no chmod, chown, utime, xattr or chattr flag change",
                 "seccomp: no mount, namespace, keyring, bpf, ptrace, terminal input or clearing the kernel log",
                 "capabilities: a read as root keeps only those that read (no CAP_NET_ADMIN, CAP_SYS_ADMIN, ...)",
+                "process view (only `ss ... -p` and `lsof -i ...`, the system's own): no Landlock, so other processes' sockets can be named; instead every mount read-only in a private mount namespace, the same seccomp filter, and no signal, priority, limit or descriptor of another process",
             ]
             .map(String::from),
         );
@@ -246,6 +247,7 @@ mod tests {
         let lines = protections.read_launch();
         assert!(lines.iter().any(|l| l.contains("chmod")));
         assert!(lines.iter().any(|l| l.contains("abstract unix socket")));
+        assert!(lines.iter().any(|l| l.contains("process view")));
         let old = Protections {
             landlock: LandlockSupport::Abi(3),
             seccomp: SeccompSupport::Available,

@@ -238,6 +238,78 @@ pub(super) fn launch_program(limits: LaunchLimits) -> Result<BpfProgram, Sandbox
     errno_filter(rules, libc::EPERM)
 }
 
+/// Syscalls that act on another process: a process-view read runs
+/// without Landlock's signal scope and keeps `CAP_SYS_PTRACE` (as root)
+/// to read other users' `/proc/PID/fd`, so these are refused outright:
+/// signals, priorities, scheduling, memory placement, descriptors taken
+/// from another process.
+const OTHER_PROCESSES: &[libc::c_long] = &[
+    libc::SYS_kill,
+    libc::SYS_tkill,
+    libc::SYS_tgkill,
+    libc::SYS_rt_sigqueueinfo,
+    libc::SYS_rt_tgsigqueueinfo,
+    libc::SYS_pidfd_send_signal,
+    libc::SYS_pidfd_getfd,
+    libc::SYS_process_madvise,
+    libc::SYS_setpriority,
+    libc::SYS_ioprio_set,
+    libc::SYS_sched_setscheduler,
+    libc::SYS_sched_setparam,
+    libc::SYS_sched_setaffinity,
+    libc::SYS_sched_setattr,
+    libc::SYS_migrate_pages,
+    libc::SYS_move_pages,
+    libc::SYS_openat2,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_mknod,
+    libc::SYS_mknodat,
+];
+
+/// `fcntl` commands that direct signals at another process (`F_SETOWN`,
+/// `F_SETSIG`, `F_SETOWN_EX`).
+const FCNTL_SIGNALS: &[u64] = &[8, 10, 15];
+/// `ioctl` requests that do the same (`FIOSETOWN`, `SIOCSPGRP`).
+const IOCTLS_SIGNALS: &[u64] = &[0x8901, 0x8902];
+
+/// Install the process-view filter (see `process_view`) on top of the
+/// read launch's: [`OTHER_PROCESSES`], signal owners, and `prlimit64`
+/// setting a limit.
+pub(super) fn install_process_view() -> Result<(), SandboxError> {
+    seccompiler::apply_filter(&process_view_program()?)
+        .map_err(|err| SandboxError::Seccomp(err.to_string()))
+}
+
+#[allow(clippy::useless_conversion)]
+fn process_view_program() -> Result<BpfProgram, SandboxError> {
+    let compile = |err: seccompiler::BackendError| SandboxError::Seccomp(err.to_string());
+    let equals = |arg: u8, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
+            .map_err(compile)
+    };
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = OTHER_PROCESSES
+        .iter()
+        .map(|nr| (i64::from(*nr), Vec::new()))
+        .collect();
+    let mut fcntl = Vec::new();
+    for command in FCNTL_SIGNALS {
+        fcntl.push(SeccompRule::new(vec![equals(1, *command)?]).map_err(compile)?);
+    }
+    rules.insert(i64::from(libc::SYS_fcntl), fcntl);
+    let mut ioctl = Vec::new();
+    for request in IOCTLS_SIGNALS {
+        ioctl.push(SeccompRule::new(vec![equals(1, *request)?]).map_err(compile)?);
+    }
+    rules.insert(i64::from(libc::SYS_ioctl), ioctl);
+    let sets_limit =
+        SeccompCondition::new(2, SeccompCmpArgLen::Qword, SeccompCmpOp::Ne, 0).map_err(compile)?;
+    rules.insert(
+        i64::from(libc::SYS_prlimit64),
+        vec![SeccompRule::new(vec![sets_limit]).map_err(compile)?],
+    );
+    errno_filter(rules, libc::EPERM)
+}
+
 /// `clone3(2)` passes its flags in memory, where a filter cannot read
 /// them: it answers `ENOSYS`, so the C library falls back to `clone(2)`,
 /// whose flags the launch filter checks.
@@ -348,5 +420,6 @@ mod tests {
         assert!(read.len() > write.len());
         assert!(write.len() > approved.len());
         assert!(clone3_unavailable().is_ok());
+        assert!(process_view_program().is_ok());
     }
 }

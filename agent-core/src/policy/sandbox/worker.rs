@@ -96,6 +96,9 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
     let applied = if start.spec.mode == SandboxMode::Off {
         Applied::off()
     } else {
+        // Before the sandbox: the broker that runs the reads naming other
+        // processes' sockets outside this process's Landlock domain.
+        super::process_view::start_broker();
         match apply_to_current_process(&start.spec) {
             Ok(applied) => applied,
             Err(err) => {
