@@ -296,7 +296,9 @@ fn the_broker_runs_nothing_but_the_exact_forms() {
     assert!(stdout.contains("reply:"), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("refused"), "{stdout}");
     assert!(!mark.exists(), "the broker ran a shell");
-    // The system's ss in its listing form: run (the probe can fail).
+    // The system's ss in its listing form: run (the probe can fail), and
+    // it names this test's own listener.
+    let (_listening, port) = listener();
     let ss = system_ss();
     let out = run(ws, &bare, &format!("^python3 probe.py {ss} -tlnp"));
     let stdout = text(&out.stdout);
@@ -305,7 +307,10 @@ fn the_broker_runs_nothing_but_the_exact_forms() {
         "{stdout}\n{}",
         text(&out.stderr)
     );
-    assert!(stdout.contains("users:(("), "{stdout}");
+    assert!(
+        stdout.contains(&format!(":{port} ")) && stdout.contains("users:(("),
+        "{stdout}"
+    );
     // The same form with a kill option, or a lookalike program: refused.
     for (program, args) in [
         (ss.as_str(), "-tlnp -K"),
