@@ -417,10 +417,39 @@ fn an_answer_returns_a_result_as_data() {
 }
 
 #[test]
+fn an_answer_naming_a_missing_result_right_after_one_returns_that_result() {
+    let mut ep = episode(
+        vec![
+            nu("ls | length"),
+            call("answer", serde_json::json!({"text": "3 files", "out": 1})),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "3 files".into(),
+            data: Some(Value::test_int(3))
+        }
+    );
+    assert!(
+        ep.repaired()
+            .iter()
+            .any(|m| m.contains("$out.1, which does not exist; it returns $out.0")),
+        "{:?}",
+        ep.repaired()
+    );
+}
+
+#[test]
 fn an_answer_naming_a_missing_result_goes_back_to_the_model() {
     let mut ep = episode(
         vec![
             nu("ls | length"),
+            // The last step failed: there is no last result to return.
+            nu("open missing.csv"),
             call("answer", serde_json::json!({"text": "x", "out": 4})),
             answer("plain"),
         ],
@@ -436,7 +465,7 @@ fn an_answer_naming_a_missing_result_goes_back_to_the_model() {
         }
     );
     assert!(
-        ep.tool_results()[1].contains("There is no $out.4"),
+        ep.tool_results()[2].contains("There is no $out.4"),
         "{:?}",
         ep.tool_results()
     );
@@ -837,10 +866,11 @@ fn an_answer_naming_a_missing_out_again_and_again_ends_as_its_text() {
     let bad = || {
         call(
             "answer",
-            serde_json::json!({"text": "The largest is 1.0.1.1", "out": 1}),
+            serde_json::json!({"text": "The largest is 1.0.1.1", "out": 5}),
         )
     };
-    let mut turns = vec![nu("ls | length")];
+    // The last step failed: there is no last result to return instead.
+    let mut turns = vec![nu("ls | length"), nu("open missing.csv")];
     turns.extend(vec![bad(); 15]);
     let mut ep = episode(turns, Policy::default(), AgentOptions::default());
     // Sent back twice, then asked for an answer only: its text stands,
@@ -853,7 +883,7 @@ fn an_answer_naming_a_missing_out_again_and_again_ends_as_its_text() {
             data: None
         }
     );
-    assert_eq!(ep.requests.lock().unwrap().len(), 4);
+    assert_eq!(ep.requests.lock().unwrap().len(), 5);
     assert!(
         ep.events()
             .iter()
@@ -1050,6 +1080,33 @@ fn an_example_copied_from_the_prompt_after_results_is_not_run_and_answer_is_aske
     let requests = ep.requests.lock().unwrap();
     let last: Vec<&str> = requests[2].tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(last, vec!["answer"]);
+}
+
+#[test]
+fn an_answer_after_a_stopped_step_must_say_what_was_not_done() {
+    let mut ep = episode(
+        vec![
+            nu("rm a.txt"),
+            answer("There are 3 files here."),
+            answer("I did not delete a.txt: the step was not approved."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("delete a.txt", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "I did not delete a.txt: the step was not approved.".into(),
+            data: None
+        }
+    );
+    assert!(ep.dir.path().join("a.txt").exists());
+    assert!(
+        ep.tool_results()[1].contains("does not say so"),
+        "{:?}",
+        ep.tool_results()
+    );
 }
 
 #[test]

@@ -370,6 +370,9 @@ impl Agent {
         // or claimed a change no step made.
         let mut echo_told = false;
         let mut change_asked = false;
+        // The model was told once that its answer must say what the policy
+        // stopped.
+        let mut stop_told = false;
         // The model copied a pipeline from the prompt's examples after it
         // had results: it has nothing more of its own to run.
         let mut copied_example = false;
@@ -701,6 +704,22 @@ impl Agent {
                         )
                     }
                     Action::Answer { text, .. }
+                        if !stop_told
+                            && stops > 0
+                            && !last_step
+                            && self.options.kind == PromptKind::Task
+                            && !grounding::says_not_done(&text) =>
+                    {
+                        stop_told = true;
+                        idle_turns += usize::from(progress);
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "the answer does not say what the policy stopped; asked again"
+                                .into(),
+                        });
+                        STOP_UNSAID.to_string()
+                    }
+                    Action::Answer { text, .. }
                         if !grounding_asked
                             && !answer_only
                             && self.options.kind == PromptKind::Task
@@ -741,6 +760,25 @@ impl Agent {
                                 return Ending::Answered {
                                     text,
                                     data: Some(value),
+                                };
+                            }
+                            // A result it miscounted (`$out.1` when the
+                            // last step's is `$out.0`): the last result is
+                            // what it meant to return.
+                            None if !text.trim().is_empty()
+                                && last_result.and_then(|m| self.shell.out(m)).is_some() =>
+                            {
+                                let m = last_result.unwrap_or_default();
+                                self.emit(AgentEvent::Repaired {
+                                    step,
+                                    message: format!(
+                                        "the answer named $out.{n}, which does not exist; it returns $out.{m}, the last result"
+                                    ),
+                                });
+                                self.answered_out = Some(m);
+                                return Ending::Answered {
+                                    text,
+                                    data: self.shell.out(m),
                                 };
                             }
                             // Nothing to return, or no turn left to fix it
@@ -1294,6 +1332,10 @@ const MAX_EARLIER_OUTS: usize = 10_000;
 /// What the model is told when its answer announces something it does
 /// not give.
 const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and gives nothing after it. Answer with the result itself, or pass `out` to return a `$out.N`.";
+
+/// What the model is told when its answer leaves out that the policy
+/// stopped a step: the user must learn what was not done.
+const STOP_UNSAID: &str = "Not answered yet: the policy stopped a step of this request (blocked, or not approved), and your answer does not say so. Answer again: what you did not do, and why.";
 
 /// What the model is told when it copies an example of the prompt after
 /// its own steps gave results (or were stopped).

@@ -57,6 +57,22 @@ pub fn ungrounded(answer: &str, sources: &[&str], numbers_too: bool) -> Vec<Stri
     facts
 }
 
+/// Whether `answer` says something was not done (`not`, `n't`, `cannot`,
+/// `unable`, `refused`, `denied`, `blocked`, `declined`): what an answer
+/// must say after the policy stopped a step.
+pub fn says_not_done(answer: &str) -> bool {
+    let lowered = answer.to_lowercase().replace('\u{2019}', "'");
+    lowered
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .any(|w| {
+            matches!(w, "not" | "cannot" | "unable")
+                || w.ends_with("n't")
+                || ["refus", "denied", "blocked", "declin", "stopped", "forbid"]
+                    .iter()
+                    .any(|stem| w.starts_with(stem))
+        })
+}
+
 /// The IPv4 addresses in `text` (four dot-separated numbers of at most
 /// three digits, each at most 255), each once.
 fn ipv4_addresses(text: &str) -> Vec<String> {
@@ -223,6 +239,17 @@ mod tests {
         );
         // Versions and decimals are not addresses.
         assert!(ungrounded("Version 1.2.3 of it.", &sources, false).is_empty());
+    }
+
+    #[test]
+    fn an_answer_saying_what_was_not_done_is_told_from_one_that_does_not() {
+        assert!(says_not_done("I could not copy it: the policy blocked it."));
+        assert!(says_not_done("I didn\u{2019}t delete anything."));
+        assert!(says_not_done("The step was denied."));
+        assert!(says_not_done("Copying to /etc was refused by your policy."));
+        assert!(!says_not_done("The disk usage of / is 271GB."));
+        assert!(!says_not_done("Copied demo.conf to /etc."));
+        assert!(!says_not_done("Nothing else to report, notes are here."));
     }
 
     #[test]
