@@ -357,7 +357,10 @@ fn nu_agent_ask_prints_the_answer_and_reads_stdin_as_context() {
     let json: serde_json::Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
     assert_eq!(json["data"][0]["name"], "a.txt");
 
-    let server = ReplayServer::start(vec![Turn::nu("mkdir made"), Turn::answer("no")]);
+    let server = ReplayServer::start(vec![
+        Turn::nu("mkdir made"),
+        Turn::answer("I did not make it: not approved."),
+    ]);
     let out = nu_agent(&s, &server, &["ask", "make it"], None);
     stdout_of(&out);
     assert!(!s.work.join("made").exists(), "no terminal: denied");
