@@ -44,26 +44,8 @@ if ! command -v "$HOST_PYTHON" >/dev/null 2>&1; then
   log "$HOST_PYTHON not found: install python3 and python3-pip"
   exit 1
 fi
-mkdir -p "$VENV"
-
-# The venv. Debian's python3 without the python3-venv package has no
-# ensurepip: then the venv is made without pip and the host's pip
-# installs into it.
-if [ ! -x "$PYTHON" ]; then
-  log "creating the venv in $VENV"
-  if ! "$HOST_PYTHON" -m venv "$VENV" >/dev/null 2>&1; then
-    rm -rf "$VENV/bin" "$VENV/lib" "$VENV/lib64" "$VENV/include" "$VENV/pyvenv.cfg"
-    "$HOST_PYTHON" -m venv --without-pip "$VENV" >&2
-  fi
-fi
-if "$PYTHON" -m pip --version >/dev/null 2>&1; then
-  PIP=("$PYTHON" -m pip)
-elif "$HOST_PYTHON" -m pip --version >/dev/null 2>&1; then
-  PIP=("$HOST_PYTHON" -m pip --python "$PYTHON")
-else
-  log "neither the venv nor $HOST_PYTHON has pip: install python3-pip (or python3-venv)"
-  exit 1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
+venv_with_pip || exit 1
 PIP+=(--quiet --disable-pip-version-check)
 
 # The wheel, built once from the sdist.

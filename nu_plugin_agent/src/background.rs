@@ -260,17 +260,26 @@ pub(crate) fn job_approver(
     }
 }
 
-/// How a pipeline's outcome ends its job.
+/// How a pipeline's outcome ends a job of this plugin (a step nobody
+/// approved says how a job asks).
 pub(crate) fn outcome_of_run(outcome: Outcome) -> JobOutcome {
+    job_outcome(outcome, Some(JOB_NOT_APPROVED_HELP))
+}
+
+/// How a pipeline's outcome ends its job; `not_approved_help` is the hint
+/// on a step nobody approved, where the front end has one.
+pub fn job_outcome(outcome: Outcome, not_approved_help: Option<&str>) -> JobOutcome {
     let (status, error) = match (&outcome.error, &outcome.stopped) {
         (_, Some(StopReason::Cancelled)) => (JobStatus::Cancelled, Some("cancelled".into())),
         (_, Some(StopReason::TimedOut(limit))) => (
             JobStatus::TimedOut,
             Some(format!("stopped after {}", humantime(*limit))),
         ),
-        (Some(error), _) if error.code.as_deref() == Some(DENIED_CODE) => {
+        (Some(error), _)
+            if error.code.as_deref() == Some(DENIED_CODE) && not_approved_help.is_some() =>
+        {
             let mut error = error.clone();
-            error.help = Some(JOB_NOT_APPROVED_HELP.into());
+            error.help = not_approved_help.map(str::to_string);
             (JobStatus::Failed, Some(error.summary()))
         }
         (Some(error), _) => (JobStatus::Failed, Some(error.summary())),

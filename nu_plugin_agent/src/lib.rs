@@ -15,7 +15,7 @@ mod task_job;
 
 use std::{path::PathBuf, sync::Mutex};
 
-pub use background::AskJobs;
+pub use background::{AskJobs, job_outcome};
 use nu_plugin::{Plugin, PluginCommand};
 
 pub use commands::{

@@ -6,10 +6,11 @@
 use std::sync::{Arc, Mutex};
 
 use agent_core::{
-    jobs::{JobKind, JobManager, JobOutcome, JobRecord, JobStatus, JobStore},
+    jobs::{JobKind, JobManager, JobRecord, JobStore},
     policy::{PolicyShell, ShellOptions},
-    shell::{Limits, Outcome, SessionSeed, StopReason},
+    shell::{Limits, SessionSeed},
 };
+use nu_plugin_agent::job_outcome;
 
 use super::{
     Settings,
@@ -67,7 +68,7 @@ impl Jobs {
                         Some(by) => format!("ran `{source}` (approved by {by})"),
                         None => format!("did not run `{source}`"),
                     });
-                    outcome_of_run(ran.outcome)
+                    job_outcome(ran.outcome, None)
                 }),
             )
             .map_err(|e| e.to_string())?;
@@ -144,28 +145,4 @@ pub fn record_json(record: &JobRecord) -> serde_json::Value {
         "waiting_for": record.waiting_for,
         "error": record.error,
     })
-}
-
-/// How a pipeline's outcome ends its job.
-fn outcome_of_run(outcome: Outcome) -> JobOutcome {
-    let (status, error) = match (&outcome.error, &outcome.stopped) {
-        (_, Some(StopReason::Cancelled)) => (JobStatus::Cancelled, Some("cancelled".into())),
-        (_, Some(StopReason::TimedOut(limit))) => (
-            JobStatus::TimedOut,
-            Some(format!("stopped after {:.1} s", limit.as_secs_f64())),
-        ),
-        (Some(error), _) => (JobStatus::Failed, Some(error.summary())),
-        (None, _) => match outcome.exit_code.filter(|c| *c != 0) {
-            Some(code) => (
-                JobStatus::Failed,
-                Some(format!("the external command exited with code {code}")),
-            ),
-            None => (JobStatus::Completed, None),
-        },
-    };
-    JobOutcome {
-        status,
-        value: Some(outcome.value),
-        error,
-    }
 }
