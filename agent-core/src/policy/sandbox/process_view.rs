@@ -103,15 +103,9 @@ pub(super) enum Relayed {
     NotRun(String),
 }
 
-/// Start the broker: fork now (single-threaded, before the worker
-/// restricts itself); the child serves relays until the worker is gone.
-/// Where it cannot start, the forms run inside the worker and say that
-/// the process column is hidden.
+/// A connected pair of close-on-exec unix sequenced-packet sockets.
 #[cfg(target_os = "linux")]
-pub(super) fn start_broker() {
-    let Ok(launcher) = std::env::current_exe() else {
-        return;
-    };
+fn seqpacket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut pair = [0 as RawFd; 2];
     // SAFETY: socketpair writes two descriptors into `pair`.
     let rc = unsafe {
@@ -123,10 +117,24 @@ pub(super) fn start_broker() {
         )
     };
     if rc != 0 {
-        return;
+        return Err(std::io::Error::last_os_error());
     }
     // SAFETY: both descriptors were just created and are owned here.
-    let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
+    Ok(unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) })
+}
+
+/// Start the broker: fork now (single-threaded, before the worker
+/// restricts itself); the child serves relays until the worker is gone.
+/// Where it cannot start, the forms run inside the worker and say that
+/// the process column is hidden.
+#[cfg(target_os = "linux")]
+pub(super) fn start_broker() {
+    let Ok(launcher) = std::env::current_exe() else {
+        return;
+    };
+    let Ok((ours, theirs)) = seqpacket_pair() else {
+        return;
+    };
     // SAFETY: getpid has no preconditions.
     let worker = unsafe { libc::getpid() };
     // SAFETY: the worker is single-threaded here (the sandbox is not on
@@ -355,24 +363,10 @@ pub(super) fn relay(broker: RawFd, program: &OsString, args: &[OsString]) -> Rel
     if bytes.len() > MESSAGE_LIMIT {
         return Relayed::NotRun("the arguments are too long".into());
     }
-    let mut pair = [0 as RawFd; 2];
-    // SAFETY: socketpair writes two descriptors into `pair`.
-    let rc = unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-            0,
-            pair.as_mut_ptr(),
-        )
+    let (mine, theirs) = match seqpacket_pair() {
+        Ok(pair) => pair,
+        Err(err) => return Relayed::NotRun(format!("no reply socket: {err}")),
     };
-    if rc != 0 {
-        return Relayed::NotRun(format!(
-            "no reply socket: {}",
-            std::io::Error::last_os_error()
-        ));
-    }
-    // SAFETY: both were just created and are owned here.
-    let (mine, theirs) = unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
     if let Err(err) = send_with_fds(broker, &bytes, &[1, 2, theirs.as_raw_fd()]) {
         return Relayed::NotRun(format!("the broker is not there: {err}"));
     }
