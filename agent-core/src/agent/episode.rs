@@ -16,7 +16,7 @@ use nu_protocol::Value;
 use super::{
     AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
-    grounding, near_nushell, prompt, repair,
+    data_shape, grounding, near_nushell, prompt, repair,
     tools::{Action, command_help, tool_defs},
 };
 use crate::{
@@ -53,7 +53,8 @@ const RESAMPLE_TEMPERATURES: [f32; 3] = [0.0, 0.7, 1.0];
 const ECHO_MIN_CHARS: usize = 12;
 /// …and of a longer message it starts.
 const ECHO_PREFIX_MIN_CHARS: usize = 40;
-/// Steps the policy stopped after which only `answer` is offered.
+/// Steps the policy stopped after which only `answer` is offered (a
+/// blocked step counts as this many: nothing gets past a block).
 const STOPS_BEFORE_ANSWER: usize = 2;
 
 /// How the loop runs.
@@ -358,6 +359,8 @@ impl Agent {
         // Steps the policy stopped (blocked, or not approved).
         let mut stops = 0;
         let mut stopped_calls: Vec<String> = Vec::new();
+        // What the last stopped step was told (its first line).
+        let mut last_stop: Option<String> = None;
         // An answer was already sent back for facts no result shows.
         let mut grounding_asked = false;
         // The model was told this turn is for `answer` only.
@@ -651,8 +654,13 @@ impl Agent {
                                 .flatten();
                             match status {
                                 StepStatus::Blocked | StepStatus::Denied => {
-                                    stops += 1;
+                                    stops += if status == StepStatus::Blocked {
+                                        STOPS_BEFORE_ANSWER
+                                    } else {
+                                        1
+                                    };
                                     stopped_calls.push(signature.clone());
+                                    last_stop = Some(first_line(&text));
                                     failed.push((key, step, first_line(&text)));
                                 }
                                 StepStatus::Failed | StepStatus::Unparsable => {
@@ -673,6 +681,15 @@ impl Agent {
                             command: command.clone(),
                         });
                         command_help(self.shell.session().engine_state(), &command)
+                    }
+                    Action::Answer { text, .. } if echo_told && self.echoes_a_message(&text) => {
+                        // Told once already: the answer is what the steps
+                        // themselves show.
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "the answer repeated a message again; the steps' own outcome is the answer".into(),
+                        });
+                        return self.outcome_answer(last_stop.as_deref(), last_result, failed.last().map(|(_, _, e)| e.as_str()));
                     }
                     Action::Answer { text, .. } if !echo_told && self.echoes_a_message(&text) => {
                         echo_told = true;
@@ -815,11 +832,47 @@ impl Agent {
         }
     }
 
+    /// The answer the steps give when the model cannot: what the policy
+    /// stopped (`stopped`, the first line it was told), else the last
+    /// result (`last_result`) as data, else the last failure.
+    fn outcome_answer(
+        &mut self,
+        stopped: Option<&str>,
+        last_result: Option<usize>,
+        last_failure: Option<&str>,
+    ) -> Ending {
+        if let Some(stopped) = stopped {
+            self.answered_out = None;
+            return Ending::Answered {
+                text: format!("I did not do it: the policy stopped the step ({stopped})."),
+                data: None,
+            };
+        }
+        if let Some(n) = last_result.filter(|n| self.shell.out(*n).is_some()) {
+            self.answered_out = Some(n);
+            return Ending::Answered {
+                text: format!("This is what the last step found ($out.{n})."),
+                data: self.shell.out(n),
+            };
+        }
+        self.answered_out = None;
+        Ending::Answered {
+            text: match last_failure {
+                Some(failure) => format!("I could not finish the task: {failure}"),
+                None => "I could not finish the task.".to_string(),
+            },
+            data: None,
+        }
+    }
+
     /// Whether `text` repeats a message the model was sent (the request, a
     /// result, a correction) rather than answering: a small model told
     /// "You made this same call…" may say it back as its answer.
     fn echoes_a_message(&self, text: &str) -> bool {
         let said = normalize(text);
+        if HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase)) {
+            return true;
+        }
         self.messages
             .iter()
             .filter(|m| matches!(m.role, Role::User | Role::Tool))
@@ -1083,11 +1136,10 @@ impl Agent {
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
         let (plan, decision) = self.shell.check(pipeline);
-        // Almost Nushell (`30days` for `30day`, `each { $it }`): the exact
-        // Nushell form runs (and is judged) in its place.
-        if plan.is_none()
-            && let Some((nushell, notes)) = near_nushell::as_nushell(pipeline)
-        {
+        // Almost Nushell (`30days` for `30day`, `each { $it }`,
+        // `select a, b`): the exact Nushell form runs (and is judged) in
+        // its place.
+        if let Some((nushell, notes)) = near_nushell::as_nushell(pipeline, plan.is_some()) {
             let (text, status) = self.run_step(step, &nushell, why, cancel);
             let text = format!(
                 "In Nushell {}; it ran as `{nushell}`.\n{text}",
@@ -1242,6 +1294,12 @@ impl Agent {
             observed.push_str(&hint);
         } else if status == StepStatus::Failed
             && let Some(diagnostic) = &ran.outcome.error
+            && let Some(shape) = self.data_shape(pipeline, diagnostic, cancel)
+        {
+            observed.push('\n');
+            observed.push_str(&shape);
+        } else if status == StepStatus::Failed
+            && let Some(diagnostic) = &ran.outcome.error
             && let Some(hint) = repair::failure_hint(pipeline, diagnostic)
         {
             observed.push('\n');
@@ -1257,12 +1315,61 @@ impl Agent {
         {
             observed.push('\n');
             observed.push_str(&hint);
+        } else if status == StepStatus::Ok
+            && let Some(hint) = repair::folder_size_hint(pipeline, &ran.outcome.value)
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
+        } else if status == StepStatus::Ok
+            && is_empty(&ran.outcome.value)
+            && let Some(hint) = repair::this_folder_only_hint(pipeline, &ran.outcome.cwd)
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
         }
         let text = match &ran.notice {
             Some(notice) => format!("Note: {notice}.\n{observed}"),
             None => observed,
         };
         (text, status)
+    }
+}
+
+impl Agent {
+    /// For a step that failed on a column or cell path of the data file
+    /// it opened: that file read again (when the policy lets it run
+    /// without a question) and its shape told (see [`data_shape`]).
+    fn data_shape(
+        &mut self,
+        pipeline: &str,
+        diagnostic: &crate::shell::Diagnostic,
+        cancel: &CancelToken,
+    ) -> Option<String> {
+        if !data_shape::is_path_error(diagnostic.code.as_deref()) {
+            return None;
+        }
+        let source = data_shape::opened_file(pipeline)?;
+        if source == pipeline.trim() {
+            return None;
+        }
+        let (_, decision) = self.shell.check(source);
+        if decision.verdict != Verdict::Allow {
+            return None;
+        }
+        let mut limits = Limits::default().with_max_output_bytes(self.options.max_output);
+        if let Some(timeout) = self.options.step_timeout {
+            limits = limits.with_timeout(timeout);
+        }
+        let ran = self.shell.run(source, &limits, cancel);
+        if ran.outcome.error.is_some() || ran.approved_by.is_none() {
+            return None;
+        }
+        Some(data_shape::describe(
+            source,
+            ran.outcome.index,
+            &ran.outcome.value,
+            data_shape::wanted_name(&diagnostic.message),
+        ))
     }
 }
 
@@ -1333,6 +1440,21 @@ const MAX_EARLIER_OUTS: usize = 10_000;
 /// not give.
 const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and gives nothing after it. Answer with the result itself, or pass `out` to return a `$out.N`.";
 
+/// Phrases only this loop's own messages use (corrections, lookups,
+/// unknown names): an answer containing one repeats a message, whatever
+/// words it puts around it.
+const HARNESS_PHRASES: &[&str] = &[
+    "is not a Nushell command",
+    "Close ones:",
+    "There is no $out.",
+    "Not answered yet:",
+    "Answer again with",
+    "You made this same call",
+    "Fix the pipeline and call `nu` again",
+    "this same pipeline failed at step",
+    "Call `answer` now",
+];
+
 /// What the model is told when its answer leaves out that the policy
 /// stopped a step: the user must learn what was not done.
 const STOP_UNSAID: &str = "Not answered yet: the policy stopped a step of this request (blocked, or not approved), and your answer does not say so. Answer again: what you did not do, and why.";
@@ -1346,6 +1468,15 @@ const COPIED_EXAMPLE: &str = "You wrote a pipeline from the examples in your ins
 fn hollow_answer(text: &str) -> bool {
     let text = text.trim();
     text.is_empty() || text.ends_with(':')
+}
+
+/// Nothing, or an empty list.
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Nothing { .. } => true,
+        Value::List { vals, .. } => vals.is_empty(),
+        _ => false,
+    }
 }
 
 /// A table with rows: a list of records.

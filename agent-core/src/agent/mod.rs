@@ -12,6 +12,7 @@
 mod background;
 mod bash_forms;
 mod compact;
+mod data_shape;
 mod degenerate;
 mod episode;
 mod event;

@@ -4,16 +4,47 @@
 //!   string, so `(date now) - 30days` does not parse;
 //! - a closure of `each`, `where`, `filter`… that uses `$it` without naming
 //!   its parameter (`each { mkdir $it }`): `$it` is the element, so it is
-//!   named (`each {|it| mkdir $it }`).
+//!   named (`each {|it| mkdir $it }`);
+//! - columns listed with commas, as in SQL or Python (`select city, temp`,
+//!   `get region, total`): Nushell separates arguments with spaces and
+//!   reads `city,` as a column named `city,`, so the commas go (and `get`
+//!   of several columns is `select`);
+//! - text made a date by calling `date` on it (`date '2024-01-01'`), which
+//!   is `('2024-01-01' | into datetime)`;
+//! - `split ' '` without its subcommand, which is `split row ' '`;
+//! - an aggregate written as a function of a column, as in SQL or pandas
+//!   (`math sum(total)`, `math avg price`): `get total | math sum`, and
+//!   right after `group-by region` the same per group.
 //!
 //! Nothing here decides what may run: the fixed pipeline is judged by the
 //! policy as any other.
 
 /// `pipeline` with every exact fix made, and a note of each (for the
 /// model: "`30days` is `30day`"); `None` when nothing needed fixing.
-pub fn as_nushell(pipeline: &str) -> Option<(String, Vec<String>)> {
+/// A pipeline that `parses` gets only the fixes of what parses but never
+/// means what it says (the commas of a column list).
+pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)> {
     let mut text = pipeline.to_string();
     let mut notes = Vec::new();
+    if let Some(fixed) = without_list_commas(&text) {
+        notes.push("columns are separated by spaces: `select a b`".to_string());
+        text = fixed;
+    }
+    if parses {
+        return (!notes.is_empty()).then_some((text, notes));
+    }
+    if let Some(fixed) = date_of_text(&text) {
+        notes.push("text becomes a date with `into datetime`".to_string());
+        text = fixed;
+    }
+    if let Some(fixed) = aggregate_of_column(&text) {
+        notes.push("a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`".to_string());
+        text = fixed;
+    }
+    if let Some(fixed) = split_row(&text) {
+        notes.push("`split` takes a subcommand: `split row ' '`".to_string());
+        text = fixed;
+    }
     if let Some((fixed, changed)) = in_nushell_units(&text) {
         let words: Vec<String> = changed
             .iter()
@@ -135,6 +166,274 @@ pub fn with_named_it(pipeline: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// Commands whose arguments are column names.
+const COLUMN_COMMANDS: &[&str] = &["select", "get", "reject", "sort-by", "group-by", "uniq-by"];
+
+/// `pipeline` without the commas between the columns of a
+/// [`COLUMN_COMMANDS`] command (`select a, b` → `select a b`); `get` of
+/// more than one column becomes `select`. `None` when there is none.
+pub fn without_list_commas(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut drop = vec![false; chars.len()];
+    let mut to_select = Vec::new();
+    for (start, end) in command_words(&chars, &code) {
+        let name: String = chars[start..end].iter().collect();
+        if !COLUMN_COMMANDS.contains(&name.as_str()) {
+            continue;
+        }
+        let args_end = (end..chars.len())
+            .find(|&i| code[i] && matches!(chars[i], '|' | ';' | ')' | '}' | '\n'))
+            .unwrap_or(chars.len());
+        let commas: Vec<usize> = (end..args_end)
+            .filter(|&i| code[i] && chars[i] == ',')
+            .collect();
+        if commas.is_empty() {
+            continue;
+        }
+        // A comma inside brackets is a list's or record's, not the model's.
+        if (end..args_end).any(|i| code[i] && matches!(chars[i], '[' | '{' | '(')) {
+            continue;
+        }
+        for &i in &commas {
+            drop[i] = true;
+        }
+        if name == "get" {
+            to_select.push(start);
+        }
+    }
+    if !drop.contains(&true) {
+        return None;
+    }
+    let mut out = String::with_capacity(pipeline.len() + 3);
+    let mut i = 0;
+    while i < chars.len() {
+        if to_select.contains(&i) {
+            out.push_str("select");
+            i += 3;
+            continue;
+        }
+        if drop[i] {
+            // `a, b` → `a b`; `a,b` → `a b`.
+            if !chars.get(i + 1).is_some_and(|c| c.is_whitespace()) {
+                out.push(' ');
+            }
+        } else {
+            out.push(chars[i]);
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// `pipeline` with `date 'text'` written `('text' | into datetime)`;
+/// `None` when there is none.
+pub fn date_of_text(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut replaced: Vec<(usize, usize, String)> = Vec::new();
+    for (start, end) in command_words(&chars, &code) {
+        let name: String = chars[start..end].iter().collect();
+        if name != "date" {
+            continue;
+        }
+        let Some((quote_start, quote_end)) = quoted_argument(&chars, &code, end) else {
+            continue;
+        };
+        // Nothing else may follow the text in the same command.
+        let rest = (quote_end..chars.len())
+            .find(|&i| !chars[i].is_whitespace())
+            .map(|i| chars[i]);
+        if !matches!(rest, None | Some('|' | ')' | ';' | '}')) {
+            continue;
+        }
+        let text: String = chars[quote_start..quote_end].iter().collect();
+        replaced.push((start, quote_end, format!("({text} | into datetime)")));
+    }
+    splice(&chars, &replaced)
+}
+
+/// `pipeline` with `split 'x'` written `split row 'x'`; `None` when there
+/// is none.
+pub fn split_row(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut replaced: Vec<(usize, usize, String)> = Vec::new();
+    for (start, end) in command_words(&chars, &code) {
+        let name: String = chars[start..end].iter().collect();
+        if name == "split" && quoted_argument(&chars, &code, end).is_some() {
+            replaced.push((start, end, "split row".to_string()));
+        }
+    }
+    splice(&chars, &replaced)
+}
+
+/// The aggregates of `math` a column is handed to.
+const AGGREGATES: &[&str] = &["sum", "avg", "max", "min", "median"];
+
+/// `pipeline` with `math F(col)` / `math F col` written `get col | math F`,
+/// and, right after `group-by g`, per group:
+/// `group-by g --to-table | each {|g| {g: $g.g, col: ($g.items | get col | math F)} }`;
+/// a later `F(col)` (in `sort-by sum(total)`) is the column `col` then.
+/// `None` when there is none.
+pub fn aggregate_of_column(pipeline: &str) -> Option<String> {
+    let elements = top_level_elements(pipeline);
+    let mut out: Vec<String> = Vec::with_capacity(elements.len());
+    let mut changed = false;
+    let mut calls: Vec<(String, String)> = Vec::new();
+    for element in &elements {
+        let element = element.trim();
+        let Some((function, column)) = math_of_column(element) else {
+            let mut element = element.to_string();
+            for (call, column) in &calls {
+                element = element.replace(call.as_str(), column);
+            }
+            out.push(element);
+            continue;
+        };
+        changed = true;
+        calls.push((format!("{function}({column})"), column.clone()));
+        let group = out.last().and_then(|previous| {
+            let mut words = previous.split_whitespace();
+            (words.next() == Some("group-by"))
+                .then(|| words.next())
+                .flatten()
+                .filter(|g| is_plain_name(g))
+                .filter(|_| words.next().is_none())
+                .map(str::to_string)
+        });
+        match group {
+            Some(group) => {
+                out.pop();
+                out.push(format!("group-by {group} --to-table"));
+                out.push(format!(
+                    "each {{|g| {{{group}: $g.{group}, {column}: ($g.items | get {column} | math {function})}} }}"
+                ));
+            }
+            None => out.push(format!("get {column} | math {function}")),
+        }
+    }
+    changed.then(|| out.join(" | "))
+}
+
+/// The aggregate and column of `math F(col)` or `math F col`.
+fn math_of_column(element: &str) -> Option<(String, String)> {
+    let rest = element.strip_prefix("math ")?.trim();
+    let (function, column) = match rest.split_once('(') {
+        Some((function, column)) => (function.trim(), column.strip_suffix(')')?.trim()),
+        None => rest.split_once(char::is_whitespace)?,
+    };
+    let column = column.trim();
+    (AGGREGATES.contains(&function) && is_plain_name(column))
+        .then(|| (function.to_string(), column.to_string()))
+}
+
+/// A bare column name: letters, digits, `_`, `-`.
+fn is_plain_name(word: &str) -> bool {
+    !word.is_empty()
+        && !word.starts_with('-')
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-'))
+}
+
+/// The elements of `pipeline` split at each `|` outside strings, brackets
+/// and closures.
+fn top_level_elements(pipeline: &str) -> Vec<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut elements = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if code[i] {
+            match c {
+                '{' | '(' | '[' => depth += 1,
+                '}' | ')' | ']' => depth = depth.saturating_sub(1),
+                '|' if depth == 0 => {
+                    elements.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        current.push(c);
+    }
+    elements.push(current);
+    elements
+}
+
+/// Where the string argument right after `end` (past spaces) starts and
+/// ends (its quotes included).
+fn quoted_argument(chars: &[char], code: &[bool], end: usize) -> Option<(usize, usize)> {
+    let start = (end..chars.len()).find(|&i| !chars[i].is_whitespace())?;
+    if start == end || code[start] || !matches!(chars[start], '\'' | '"') {
+        return None;
+    }
+    // The closing quote is not code either: the string ends where code
+    // starts again.
+    let after = (start + 1..chars.len())
+        .find(|&i| code[i])
+        .unwrap_or(chars.len());
+    (after - 1 > start && chars[after - 1] == chars[start]).then_some((start, after))
+}
+
+/// `chars` with each `(start, end, text)` range replaced; `None` when
+/// there is none.
+fn splice(chars: &[char], replaced: &[(usize, usize, String)]) -> Option<String> {
+    if replaced.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(chars.len() + 16);
+    let mut i = 0;
+    for (start, end, text) in replaced {
+        out.extend(&chars[i..*start]);
+        out.push_str(text);
+        i = *end;
+    }
+    out.extend(&chars[i..]);
+    Some(out)
+}
+
+/// The `(start, end)` of each word in command position: first in the
+/// pipeline, or after `|`, `;`, `(` or a closure's `{` / parameters.
+fn command_words(chars: &[char], code: &[bool]) -> Vec<(usize, usize)> {
+    let mut words = Vec::new();
+    let mut at_command = true;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if !code[i] {
+            at_command = false;
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if matches!(c, '|' | ';' | '(' | '{') {
+            at_command = true;
+            i += 1;
+            continue;
+        }
+        if at_command && (c.is_alphanumeric() || c == '^') {
+            let end = (i..chars.len())
+                .find(|&j| {
+                    !code[j] || !(chars[j].is_alphanumeric() || matches!(chars[j], '-' | '_' | '^'))
+                })
+                .unwrap_or(chars.len());
+            words.push((i, end));
+            at_command = false;
+            i = end;
+            continue;
+        }
+        at_command = false;
+        i += 1;
+    }
+    words
 }
 
 /// The `}` closing the `{` at `open`, outside strings.
@@ -276,15 +575,100 @@ mod tests {
 
     #[test]
     fn both_fixes_are_made_with_a_note_each() {
-        let (text, notes) =
-            as_nushell("ls | where modified < ((date now) - 7days) | each { rm $it.name }")
-                .unwrap();
+        let (text, notes) = as_nushell(
+            "ls | where modified < ((date now) - 7days) | each { rm $it.name }",
+            false,
+        )
+        .unwrap();
         assert_eq!(
             text,
             "ls | where modified < ((date now) - 7day) | each {|it| rm $it.name }"
         );
         assert_eq!(notes.len(), 2, "{notes:?}");
-        assert_eq!(as_nushell("ls | each {|it| $it.name }"), None);
+        assert_eq!(as_nushell("ls | each {|it| $it.name }", false), None);
+    }
+
+    #[test]
+    fn column_lists_lose_their_commas() {
+        assert_eq!(
+            without_list_commas("open t.csv | select city, temp | sort-by temp").as_deref(),
+            Some("open t.csv | select city temp | sort-by temp")
+        );
+        assert_eq!(
+            without_list_commas("open o.csv | get region, total | first 2").as_deref(),
+            Some("open o.csv | select region total | first 2")
+        );
+        assert_eq!(
+            without_list_commas("ls | sort-by size,name").as_deref(),
+            Some("ls | sort-by size name")
+        );
+        // A list or record argument, a comma in a string, another command.
+        assert_eq!(without_list_commas("select [a, b]"), None);
+        assert_eq!(without_list_commas("where name == 'a, b'"), None);
+        assert_eq!(without_list_commas("get 'a, b'"), None);
+        assert_eq!(without_list_commas("[1, 2] | math sum"), None);
+        assert_eq!(without_list_commas("ls | get name"), None);
+        // Parsing pipelines get this fix alone.
+        let (text, notes) = as_nushell("open t.csv | select a, b", true).unwrap();
+        assert_eq!(text, "open t.csv | select a b");
+        assert_eq!(notes.len(), 1);
+        assert_eq!(as_nushell("sleep 2s", true), None);
+    }
+
+    #[test]
+    fn date_of_text_is_into_datetime() {
+        assert_eq!(
+            date_of_text("open a.json | where modified < (date '2024-01-01')").as_deref(),
+            Some("open a.json | where modified < (('2024-01-01' | into datetime))")
+        );
+        assert_eq!(
+            date_of_text("date \"2024-01-01 10:00\" | format date '%Y'").as_deref(),
+            Some("(\"2024-01-01 10:00\" | into datetime) | format date '%Y'")
+        );
+        assert_eq!(date_of_text("date now"), None);
+        assert_eq!(date_of_text("date format '%Y'"), None);
+        assert_eq!(date_of_text("'date' | str length"), None);
+        assert_eq!(date_of_text("ls | where name == date"), None);
+    }
+
+    #[test]
+    fn an_aggregate_of_a_column_is_get_then_math() {
+        assert_eq!(
+            aggregate_of_column("open o.csv | math sum(total)").as_deref(),
+            Some("open o.csv | get total | math sum")
+        );
+        assert_eq!(
+            aggregate_of_column("open o.csv | select region total | group-by region | math sum(total) | sort-by sum(total) --reverse").as_deref(),
+            Some("open o.csv | select region total | group-by region --to-table | each {|g| {region: $g.region, total: ($g.items | get total | math sum)} } | sort-by total --reverse")
+        );
+        assert_eq!(
+            aggregate_of_column("open p.csv | group-by kind | math avg price").as_deref(),
+            Some(
+                "open p.csv | group-by kind --to-table | each {|g| {kind: $g.kind, price: ($g.items | get price | math avg)} }"
+            )
+        );
+        // Nushell already, or not a column.
+        assert_eq!(
+            aggregate_of_column("open o.csv | get total | math sum"),
+            None
+        );
+        assert_eq!(aggregate_of_column("[1 2] | math sum"), None);
+        assert_eq!(aggregate_of_column("math round --precision 2"), None);
+        assert_eq!(aggregate_of_column("each { math sum(x) }"), None);
+    }
+
+    #[test]
+    fn split_without_a_subcommand_is_split_row() {
+        assert_eq!(
+            split_row("open a.log | lines | each { split ' ' | first }").as_deref(),
+            Some("open a.log | lines | each { split row ' ' | first }")
+        );
+        assert_eq!(split_row("split row ' '"), None);
+        assert_eq!(split_row("split column ','"), None);
+        assert_eq!(split_row("str split ' '"), None);
+        let (text, notes) = as_nushell("open a.log | lines | split ' ' | first", false).unwrap();
+        assert_eq!(text, "open a.log | lines | split row ' ' | first");
+        assert_eq!(notes.len(), 1);
     }
 
     #[test]

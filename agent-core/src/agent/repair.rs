@@ -190,8 +190,22 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
         .find_map(|label| command_at(pipeline, label.line, label.column))?;
     let mut hint = String::new();
     if let Some(name) = command_name(engine, &head) {
-        let help = super::tools::command_help(engine, &name);
-        hint.push_str(&short_usage(&help));
+        let subcommands = subcommands(engine, &name);
+        if subcommands.is_empty() {
+            let help = super::tools::command_help(engine, &name);
+            hint.push_str(&short_usage(&help));
+        } else {
+            // `sys tcp`, `date '2024-01-01'`: a command that is only a
+            // family of subcommands; its usage says nothing of them.
+            hint.push_str(&format!(
+                "`{name}` is used with a subcommand: {}.",
+                subcommands
+                    .iter()
+                    .map(|(sub, what)| format!("`{sub}` ({what})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
     }
     let first_word = head.split_whitespace().next().unwrap_or_default();
     if let Some(form) = nushell_form(first_word) {
@@ -229,7 +243,19 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
         return Some(match known {
             Some((command, columns)) => format!("`{command}` gives the columns {columns}."),
             None if !before.is_empty() => {
-                format!("`{before} | columns` lists the columns there are.")
+                let missing = diagnostic
+                    .message
+                    .split('\'')
+                    .nth(1)
+                    .filter(|name| !name.is_empty() && !name.contains(' '));
+                match missing {
+                    // A nested field named as if it were a column
+                    // (`update version` for `package.version`).
+                    Some(name) => format!(
+                        "`{before} | columns` lists the columns there are; a field inside a record column is reached with a dot: `column.{name}`."
+                    ),
+                    None => format!("`{before} | columns` lists the columns there are."),
+                }
             }
             None => "`columns` lists the columns of a table.".to_string(),
         });
@@ -276,6 +302,61 @@ pub fn bare_size_hint(pipeline: &str) -> Option<String> {
         "Note: `{}` is a file size and `{}` a plain number; they do not compare, so this result is wrong. Write the unit: `{} {} {}b` (or `10kb`, `1mb`).",
         bare[0], bare[2], bare[0], bare[1], bare[2]
     ))
+}
+
+/// For a pipeline that found nothing by filtering `ls` of one folder
+/// (`ls | where …`, `ls *.bak | …`) in `cwd`, which has subfolders: `ls`
+/// does not look into them, and the request may have meant them.
+pub fn this_folder_only_hint(pipeline: &str, cwd: &std::path::Path) -> Option<String> {
+    let first = pipeline.split('|').next()?.trim();
+    let mut words = first.split_whitespace();
+    if words.next()? != "ls" {
+        return None;
+    }
+    let args: Vec<&str> = words.filter(|w| !w.starts_with('-')).collect();
+    // One folder: this one, or a pattern in it; not `**`, not a path.
+    let one_folder = args.len() <= 1
+        && args
+            .iter()
+            .all(|a| !a.contains("**") && !a.contains('/') && !a.starts_with('~'));
+    let filtered = pipeline.contains('|') || !args.is_empty();
+    let has_subfolders = std::fs::read_dir(cwd).ok()?.flatten().any(|entry| {
+        entry.file_type().is_ok_and(|t| t.is_dir())
+            && !entry.file_name().to_string_lossy().starts_with('.')
+    });
+    (one_folder && filtered && has_subfolders).then(|| {
+        let pattern = args.first().copied().unwrap_or("*");
+        format!(
+            "Note: nothing matched in this folder; `ls` does not look into subfolders. `ls **/{pattern}` does (its names are paths: `dir/file`)."
+        )
+    })
+}
+
+/// For a pipeline that ran `ls` without `--du` and used sizes, whose
+/// result has folders: a folder's `size` there is its entry's (a few
+/// kB), not the size of what it holds.
+pub fn folder_size_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<String> {
+    let first = pipeline.split('|').next()?.trim();
+    let mut words = first.split_whitespace();
+    if words.next()? != "ls" || !pipeline.contains("size") {
+        return None;
+    }
+    let du = words
+        .any(|w| w == "--du" || (w.starts_with('-') && !w.starts_with("--") && w.contains('d')));
+    let rows = match value {
+        nu_protocol::Value::List { vals, .. } => vals,
+        _ => return None,
+    };
+    let has_folder = rows.iter().any(|row| {
+        row.as_record()
+            .ok()
+            .and_then(|r| r.get("type"))
+            .and_then(|t| t.as_str().ok())
+            == Some("dir")
+    });
+    (!du && has_folder).then(|| {
+        "Note: a folder's `size` in `ls` is the size of its entry, not of what it holds; `ls --du` (or `du dir`) gives the size of its contents.".to_string()
+    })
 }
 
 /// For a pipeline with `group-by` that failed or did not parse: the
@@ -402,6 +483,48 @@ fn command_name(engine: &EngineState, element: &str) -> Option<String> {
     })
 }
 
+/// The subcommands of `name` (one word more, `sys cpu` for `sys`) with the
+/// first sentence of each one's description; empty when `name` runs on
+/// its own (it has a signature of its own beyond printing its help).
+fn subcommands(engine: &EngineState, name: &str) -> Vec<(String, String)> {
+    let Some(id) = engine.find_decl(name.as_bytes(), &[]) else {
+        return Vec::new();
+    };
+    let decl = engine.get_decl(id);
+    // A family command's own run only prints its help; `str`, `sys`,
+    // `split` have no positional arguments of their own.
+    let signature = decl.signature();
+    let family = signature.required_positional.is_empty()
+        && signature.optional_positional.is_empty()
+        && signature.rest_positional.is_none();
+    if !family {
+        return Vec::new();
+    }
+    let prefix = format!("{name} ");
+    engine
+        .get_decls_sorted(false)
+        .into_iter()
+        .filter_map(|(sub, id)| Some((String::from_utf8(sub).ok()?, id)))
+        .filter(|(sub, _)| {
+            sub.strip_prefix(&prefix)
+                .is_some_and(|rest| !rest.contains(' '))
+        })
+        .map(|(sub, id)| {
+            let description = engine.get_decl(id).description().to_string();
+            let first = description
+                .split_once(". ")
+                .map_or(description.as_str(), |(first, _)| first)
+                .trim_end_matches('.')
+                .to_string();
+            (sub, first)
+        })
+        .take(MAX_SUBCOMMANDS)
+        .collect()
+}
+
+/// How many subcommands a hint lists (`str` has dozens).
+const MAX_SUBCOMMANDS: usize = 12;
+
 /// `help`'s text without its examples, and at most a dozen lines.
 fn short_usage(help: &str) -> String {
     let usage: Vec<&str> = help
@@ -468,6 +591,39 @@ mod tests {
         assert!(!hint.contains("examples:"), "{hint}");
     }
 
+    #[test]
+    fn an_argument_to_a_family_of_subcommands_gets_the_subcommands() {
+        let engine = Engine::standard();
+        let at = |column: usize| Diagnostic {
+            code: Some("nu::parser::extra_positional".into()),
+            message: "Extra positional argument.".into(),
+            help: None,
+            labels: vec![DiagnosticLabel {
+                text: String::new(),
+                line: 1,
+                column,
+                snippet: String::new(),
+            }],
+            rendered: String::new(),
+        };
+        let hint = usage_hint(engine.state(), "sys tcp | where state == 'LISTEN'", &at(5))
+            .unwrap_or_default();
+        assert!(
+            hint.starts_with("`sys` is used with a subcommand:"),
+            "{hint}"
+        );
+        assert!(
+            hint.contains("`sys net`") && hint.contains("`sys disks`"),
+            "{hint}"
+        );
+        let hint =
+            usage_hint(engine.state(), "lines | split ' ' | first", &at(15)).unwrap_or_default();
+        assert!(hint.contains("`split row`"), "{hint}");
+        // A command with arguments of its own keeps its usage.
+        let hint = usage_hint(engine.state(), "ls a b c d e", &at(4)).unwrap_or_default();
+        assert!(!hint.contains("subcommand"), "{hint}");
+    }
+
     fn failed(code: &str, column: usize) -> Diagnostic {
         Diagnostic {
             code: Some(code.into()),
@@ -501,6 +657,61 @@ mod tests {
             hint.as_deref(),
             Some("`open a.csv | where x > 1 | columns` lists the columns there are.")
         );
+        let mut nested = failed(missing, 17);
+        nested.message = "Cannot find column 'version'".into();
+        let hint = failure_hint(
+            "open app.toml | update version '2.0' | save -f app.toml",
+            &nested,
+        );
+        assert!(
+            hint.as_deref().is_some_and(
+                |h| h.contains("`open app.toml | columns`") && h.contains("`column.version`")
+            ),
+            "{hint:?}"
+        );
+    }
+
+    #[test]
+    fn nothing_found_in_one_folder_with_subfolders_points_at_recursion() {
+        let dir = tempfile::tempdir().unwrap();
+        let flat = this_folder_only_hint("ls | where size == 0b", dir.path());
+        assert_eq!(flat, None, "no subfolders: nothing to say");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let hint = this_folder_only_hint("ls | where size == 0b", dir.path()).unwrap();
+        assert!(hint.contains("`ls **/*`"), "{hint}");
+        let hint = this_folder_only_hint("ls *.bak", dir.path()).unwrap();
+        assert!(hint.contains("`ls **/*.bak`"), "{hint}");
+        for looked_deeper in [
+            "ls **/* | where size == 0b",
+            "ls sub/ | where x",
+            "ls",
+            "ps | where x",
+        ] {
+            assert_eq!(
+                this_folder_only_hint(looked_deeper, dir.path()),
+                None,
+                "{looked_deeper}"
+            );
+        }
+    }
+
+    #[test]
+    fn folder_sizes_from_ls_are_pointed_out() {
+        use nu_protocol::{Value, record};
+        let row = |kind: &str| {
+            Value::test_record(record! {
+                "name" => Value::test_string("x"),
+                "type" => Value::test_string(kind),
+            })
+        };
+        let folders = Value::test_list(vec![row("file"), row("dir")]);
+        let files = Value::test_list(vec![row("file")]);
+        let hint = folder_size_hint("ls | sort-by size --reverse | first 1", &folders);
+        assert!(hint.is_some_and(|h| h.contains("`ls --du`")));
+        assert_eq!(folder_size_hint("ls | sort-by size", &files), None);
+        assert_eq!(folder_size_hint("ls --du | sort-by size", &folders), None);
+        assert_eq!(folder_size_hint("ls -ld */ | sort-by size", &folders), None);
+        assert_eq!(folder_size_hint("ls | where type == dir", &folders), None);
     }
 
     #[test]

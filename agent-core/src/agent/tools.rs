@@ -96,7 +96,7 @@ impl Action {
         match call.name.as_str() {
             NU_TOOL => match text("pipeline").filter(|p| !p.trim().is_empty()) {
                 Some(pipeline) => Action::Run {
-                    pipeline,
+                    pipeline: nested_pipeline(&pipeline).unwrap_or(pipeline),
                     why: text("why").unwrap_or_default(),
                     background: matches!(
                         call.arguments.get("background"),
@@ -131,6 +131,40 @@ impl Action {
             )),
         }
     }
+}
+
+/// The pipeline of a tool call written inside the `pipeline` string
+/// (`nu {'pipeline': 'cp a b', 'why': '…'}`, `{"pipeline": "ls"}`): a small
+/// model that has seen the call form writes it again as the pipeline.
+/// `None` when `text` is not such a call.
+fn nested_pipeline(text: &str) -> Option<String> {
+    let text = text.trim();
+    let record = text
+        .strip_prefix(NU_TOOL)
+        .map(str::trim_start)
+        .unwrap_or(text);
+    if !(record.starts_with('{') && record.ends_with('}')) {
+        return None;
+    }
+    let key = record.find("pipeline")?;
+    let after_key = record[key + "pipeline".len()..].trim_start_matches(['\'', '"']);
+    let value = after_key.trim_start().strip_prefix(':')?.trim_start();
+    let quote = value.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+    let mut pipeline = String::new();
+    let mut escaped = false;
+    for c in value[1..].chars() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            c if c == quote && !escaped => {
+                return (!pipeline.trim().is_empty()).then_some(pipeline);
+            }
+            c => {
+                escaped = false;
+                pipeline.push(c);
+            }
+        }
+    }
+    None
 }
 
 /// `3`, `"3"` or `"$out.3"` as the index 3.
@@ -299,6 +333,26 @@ mod tests {
             Action::from_call(&call("bash", json!({}))),
             Action::Invalid(m) if m.contains("`nu`")
         ));
+    }
+
+    #[test]
+    fn a_call_written_as_the_pipeline_runs_its_pipeline() {
+        let run =
+            |pipeline: &str| match Action::from_call(&call("nu", json!({"pipeline": pipeline}))) {
+                Action::Run { pipeline, .. } => pipeline,
+                other => panic!("{other:?}"),
+            };
+        assert_eq!(
+            run("nu {'pipeline': 'cp a.conf /etc/a.conf', 'why': 'copy', 'background': false}"),
+            "cp a.conf /etc/a.conf"
+        );
+        assert_eq!(
+            run(r#"{"pipeline": "open a.log | lines | where $it =~ \"x\""}"#),
+            "open a.log | lines | where $it =~ \"x\""
+        );
+        // Records that are data stay as they are.
+        assert_eq!(run("{name: 'x'} | to json"), "{name: 'x'} | to json");
+        assert_eq!(run("{pipeline: 3}"), "{pipeline: 3}");
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub struct TaskResult {
     pub ran: usize,
     /// Turns whose tool call could not be used (repaired and sent back).
     pub repairs: usize,
+    /// What each repair was, as `step N: what was repaired` (calls
+    /// rewritten, sent back or not made show here, not in `steps`).
+    pub repaired: Vec<String>,
     /// Pipelines that did not parse.
     pub parse_errors: usize,
     /// Steps the policy asked about.

@@ -269,7 +269,10 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(50);
 fn count(events: &[AgentEvent], result: &mut TaskResult) {
     for event in events {
         match event {
-            AgentEvent::Repaired { .. } => result.repairs += 1,
+            AgentEvent::Repaired { step, message } => {
+                result.repairs += 1;
+                result.repaired.push(format!("step {step}: {message}"));
+            }
             AgentEvent::Proposed { pipeline, .. } => result.pipelines.push(pipeline.clone()),
             AgentEvent::Answered { text, .. } => result.answer = Some(text.clone()),
             AgentEvent::AwaitingApproval { .. } => result.approvals += 1,
