@@ -35,5 +35,8 @@ pub use failure::{Failure, FailureKind, FrontEnd};
 pub use prompt::{PromptKind, request_with_input, system_prompt};
 pub use settings::{AGENT_KEYS, AgentSettings, JOB_KEYS, JobSettings};
 pub use suggest::{SuggestError, Suggestion, suggest};
-pub use tools::{ANSWER_TOOL, Action, HELP_TOOL, NU_TOOL, command_help, tool_defs};
+pub use tools::{
+    ANSWER_TOOL, Action, HELP_TOOL, NU_TOOL, PIPELINE_ARGUMENT, command_help, pipeline_grammar,
+    pipeline_heads, tool_defs,
+};
 pub use transcript::{HistoryError, open_history};

@@ -358,7 +358,7 @@ fn sampler(
     let model = &context.model.model;
     let mut chain = Vec::new();
     if options.grammar && !request.tools.is_empty() && request.tool_choice != ToolChoice::None {
-        let grammar = tool_call_grammar(&request.tools, budget);
+        let grammar = tool_call_grammar(&request.tools, budget, request.pipeline_grammar.as_ref());
         let constrained = if request.tool_choice == ToolChoice::Required {
             LlamaSampler::grammar(model, &grammar, "tagged")
         } else {
