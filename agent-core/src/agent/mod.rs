@@ -32,7 +32,7 @@ pub use degenerate::degenerate;
 pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};
 pub use event::{AgentEvent, AgentState, StepStatus};
 pub use failure::{Failure, FailureKind, FrontEnd};
-pub use prompt::{PromptKind, request_with_input, system_prompt};
+pub use prompt::{PromptKind, prompt_examples, request_with_input, system_prompt};
 pub use settings::{AGENT_KEYS, AgentSettings, JOB_KEYS, JobSettings};
 pub use suggest::{SuggestError, Suggestion, suggest};
 pub use tools::{
