@@ -9,6 +9,7 @@ mod grammar;
 mod host;
 mod loop_guard;
 mod prefix_cache;
+mod sampling;
 mod stream;
 mod template;
 mod threads;
