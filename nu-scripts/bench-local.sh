@@ -4,14 +4,16 @@
 # KV reuse over a six-step episode, tool-call validity with and without the
 # grammar, time to first token with and without the on-disk prefix cache,
 # decode with cores kept busy by other work (default threads vs every core),
-# and decode against the memory-bandwidth limit. Everything runs in one go
-# (about an hour on two cores).
+# decode against the memory-bandwidth limit, and `nu` calls with and without
+# the pipeline grammar (decode speed, pipelines naming only real commands).
+# Everything runs in one go (about an hour on two cores).
 #
 #   nu-scripts/bench-local.sh [RESULTS.jsonl]
 #
 # Settings (environment): BENCH_LOCAL_MODELS (smollm2,gemma3),
 # BENCH_LOCAL_THREADS (1,2), BENCH_LOCAL_RUNS (5), BENCH_LOCAL_PARTS
-# (speed,episode,validity,ttft,busy,bandwidth), BENCH_LOCAL_PEER_FLASH_ATTN (1: the peer
+# (speed,episode,validity,ttft,busy,bandwidth,pipeline; pipeline alone:
+# BENCH_LOCAL_PARTS=pipeline), BENCH_LOCAL_PEER_FLASH_ATTN (1: the peer
 # with flash attention, as llama.cpp's default "auto" gives ours on a CPU).
 # The raw JSON lines go to RESULTS.jsonl (default: a temporary file).
 set -euo pipefail
@@ -145,5 +147,16 @@ if bandwidth:
     for r in bandwidth:
         print(f"| {r['model']} | {r['weight_bytes'] / 1e6:.0f} MB | {num(r['read_gbps'])} GB/s | {num(r['limit_tps'])} "
               f"| {num(r['decode_tps'])} | {100 * r['share']:.0f}% |")
+    print()
+
+pipeline = part("pipeline")
+if pipeline:
+    print("### 7. The pipeline grammar: `nu` calls at step 4 of an episode (agent prompt, call required, greedy, 1 thread)\n")
+    print(f"Heads: {pipeline[0]['heads']} (the standard engine's commands and this machine's PATH).\n")
+    print("| model | pipeline grammar | requests | decode tok/s | ratio to off | `nu` calls | pipelines that parse, every program found |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for r in pipeline:
+        print(f"| {r['model']} | {'on' if r['pipeline_grammar'] else 'off'} | {r['requests']} | {num(r['decode_tps'])} "
+              f"| {num(r['ratio_to_off'], 2)} | {r['nu_calls']} | {r['known_pipelines']} |")
     print()
 PY

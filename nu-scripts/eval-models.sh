@@ -16,6 +16,8 @@
 # EVAL_OUT (where the JSON reports and the plot go; default
 # $CARGO_TARGET_DIR/eval), EVAL_PLOT (docs/eval.png; empty: no plot),
 # EVAL_TASK_TIMEOUT (3m: a task still running then fails as timed out).
+# A local run whose name ends in -nopipeline (e.g. smollm2-compact-nopipeline
+# in EVAL_RUNS) has the pipeline grammar off (--no-pipeline-grammar).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -110,7 +112,10 @@ for name in $RUNS; do
   observe=compact
   case "$name" in *-raw*) observe=raw ;; esac
   grammar=()
-  case "$name" in *-nogrammar) grammar=(--no-grammar) ;; esac
+  case "$name" in
+  *-nogrammar) grammar=(--no-grammar) ;;
+  *-nopipeline) grammar=(--no-pipeline-grammar) ;;
+  esac
   case "$name" in
   server-*)
     [ "${EVAL_SERVER:-1}" = 1 ] || continue

@@ -25,10 +25,17 @@
 //! 6. `bandwidth`: the memory read bandwidth (a 512 MiB copy) over each
 //!    model's weight bytes — the decode speed it allows — against decode
 //!    with the default threads.
+//! 7. `pipeline`: the `nu` calls of the `late` set (the agent's prompt,
+//!    tools and step 4, greedy, a call required) with the pipeline grammar
+//!    (`agent.pipeline_grammar`: heads from the standard engine and this
+//!    machine's PATH) and without it (a free string), requests
+//!    interleaved: decode tokens/s (the prompt cached by a one-token turn
+//!    first) and how many pipelines parse and name only commands and
+//!    programs that exist.
 //!
 //! Settings from the environment: `BENCH_LOCAL_MODELS` (`smollm2,gemma3`),
 //! `BENCH_LOCAL_THREADS` (`1,2`), `BENCH_LOCAL_RUNS` (5),
-//! `BENCH_LOCAL_PARTS` (`speed,episode,validity,ttft,busy,bandwidth`),
+//! `BENCH_LOCAL_PARTS` (`speed,episode,validity,ttft,busy,bandwidth,pipeline`),
 //! `BENCH_LOCAL_PYTHON` (llama-cpp-python's venv python; without it the
 //! peer is skipped), `BENCH_LOCAL_TTFT` (the built `ttft` example; without
 //! it part 4 is skipped), `NU_AGENT_TEST_MODEL` / `NU_AGENT_GEMMA_MODEL`
@@ -40,6 +47,7 @@ use std::{
     io::{BufRead, BufReader, Write},
     path::{Path, PathBuf},
     process::{Child, ChildStdin, ChildStdout, Command, Stdio},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -49,7 +57,8 @@ use agent_core::{
         ChatBackend, ChatRequest, ChatTurn, LocalBackend, LocalConfig, Message, ToolCall,
         ToolChoice, ToolDef,
     },
-    shell::CancelToken,
+    policy::{NonInteractive, Policy, PolicyShell, ShellOptions},
+    shell::{CancelToken, SessionSeed},
 };
 use serde_json::{Value, json};
 
@@ -134,7 +143,7 @@ fn settings() -> Settings {
         models,
         parts: env_list(
             "BENCH_LOCAL_PARTS",
-            "speed,episode,validity,ttft,busy,bandwidth",
+            "speed,episode,validity,ttft,busy,bandwidth,pipeline",
         ),
         python: std::env::var_os("BENCH_LOCAL_PYTHON").map(PathBuf::from),
         ttft: std::env::var_os("BENCH_LOCAL_TTFT").map(PathBuf::from),
@@ -955,6 +964,93 @@ fn bandwidth(settings: &Settings) -> Result<()> {
     Ok(())
 }
 
+/// Tokens a `pipeline` turn may take (a call with a long pipeline fits).
+const PIPELINE_TOKENS: u32 = 160;
+
+/// Decode speed and valid pipelines with the pipeline grammar on and off.
+fn pipeline(settings: &Settings) -> Result<()> {
+    let requests = if settings.full {
+        REQUESTS
+    } else {
+        &REQUESTS[..3]
+    };
+    let dir = tempfile::tempdir()?;
+    let shell = PolicyShell::new(
+        Policy::default(),
+        SessionSeed::new(dir.path()),
+        Arc::new(NonInteractive::default()),
+        ShellOptions::default(),
+    )
+    .map_err(|d| d.summary())?;
+    let heads: Arc<[String]> =
+        agent::pipeline_heads(shell.session().engine_state(), &shell.programs()).into();
+    for (name, path) in &settings.models {
+        let mut backend = LocalBackend::new(config(path, 1));
+        backend.load()?;
+        // Per setting: completion tokens, decode seconds, `nu` calls,
+        // pipelines that parse with every command known, examples.
+        let mut totals = [
+            (0u32, 0f64, 0usize, 0usize, Vec::new()),
+            (0, 0.0, 0, 0, Vec::new()),
+        ];
+        for prompt in requests {
+            for (on, total) in [false, true].into_iter().zip(totals.iter_mut()) {
+                eprintln!("bench local: pipeline {name}, grammar {on}, {prompt:?}");
+                let mut request = Set::Late.request(prompt);
+                request.tool_choice = ToolChoice::Required;
+                request.temperature = 0.0;
+                request.pipeline_grammar = on.then(|| agent::pipeline_grammar(heads.clone()));
+                // The prompt into the cache first: the measured turn
+                // evaluates one token, then decodes.
+                request.max_tokens = 1;
+                chat(&mut backend, &request)?;
+                request.max_tokens = PIPELINE_TOKENS;
+                let (turn, seconds) = chat(&mut backend, &request)?;
+                total.0 += turn.usage.completion_tokens;
+                total.1 += seconds;
+                for call in turn.tool_calls.iter().filter(|c| c.name == agent::NU_TOOL) {
+                    let Some(pipeline) = call.arguments.get("pipeline").and_then(Value::as_str)
+                    else {
+                        continue;
+                    };
+                    total.2 += 1;
+                    // Parses, and every program it calls exists (an
+                    // unknown word at a command's place is parsed as a
+                    // program).
+                    let (plan, _) = shell.check(pipeline);
+                    let known = plan.is_some_and(|plan| {
+                        plan.steps.iter().all(|step| {
+                            step.name.strip_prefix('^').is_none_or(|program| {
+                                program.contains('$') || shell.finds_program(program)
+                            })
+                        })
+                    });
+                    if known {
+                        total.3 += 1;
+                    } else if total.4.len() < 10 {
+                        total
+                            .4
+                            .push(json!({"prompt": prompt, "pipeline": pipeline}));
+                    }
+                }
+            }
+        }
+        let off_tps = f64::from(totals[0].0) / totals[0].1;
+        for (on, (tokens, seconds, calls, known, examples)) in [false, true].into_iter().zip(totals)
+        {
+            let tps = f64::from(tokens) / seconds;
+            emit(json!({
+                "part": "pipeline", "model": name, "pipeline_grammar": on,
+                "heads": heads.len(), "requests": requests.len(),
+                "completion_tokens": tokens, "seconds": seconds, "decode_tps": tps,
+                "ratio_to_off": tps / off_tps, "nu_calls": calls, "known_pipelines": known,
+                "examples": examples,
+            }));
+        }
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let settings = settings();
     if settings.models.is_empty() {
@@ -969,6 +1065,7 @@ fn main() -> Result<()> {
             "ttft" => ttft(&settings)?,
             "busy" => busy(&settings)?,
             "bandwidth" => bandwidth(&settings)?,
+            "pipeline" => pipeline(&settings)?,
             other => eprintln!("bench local: unknown part {other:?}"),
         }
     }

@@ -1310,3 +1310,48 @@ fn a_nushell_value_piped_into_a_program_named_like_a_command_runs_as_the_command
     );
     assert!(results[0].ends_with("150B"), "{results:?}");
 }
+
+#[test]
+fn turns_carry_the_sessions_heads_for_the_pipeline_grammar() {
+    let mut ep = episode(
+        vec![nu("def shout [] { 'hey' }"), nu("shout"), answer("done")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent
+        .run("define a command and use it", &CancelToken::new());
+    let requests = ep.requests.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    let grammar = |i: usize| {
+        requests[i]
+            .pipeline_grammar
+            .clone()
+            .expect("a pipeline grammar")
+    };
+    let first = grammar(0);
+    assert_eq!(
+        (first.tool.as_str(), first.argument.as_str()),
+        ("nu", "pipeline")
+    );
+    // Commands by their first word; not in the tool's schema the model
+    // reads.
+    assert!(first.heads.iter().any(|h| h == "ls") && first.heads.iter().any(|h| h == "str"));
+    assert!(!first.heads.iter().any(|h| h == "str trim"));
+    assert!(!first.heads.iter().any(|h| h == "shout"));
+    // Once the `def` ran, its command is a head.
+    assert!(grammar(1).heads.iter().any(|h| h == "shout"));
+    drop(requests);
+
+    let mut ep = episode(
+        vec![nu("ls"), answer("done")],
+        Policy::default(),
+        AgentOptions {
+            pipeline_grammar: false,
+            ..AgentOptions::default()
+        },
+    );
+    ep.agent.run("list", &CancelToken::new());
+    let requests = ep.requests.lock().unwrap();
+    assert!(!requests.is_empty());
+    assert!(requests.iter().all(|r| r.pipeline_grammar.is_none()));
+}

@@ -17,7 +17,7 @@ use super::{
     AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
     data_shape, grounding, near_nushell, prompt, repair,
-    tools::{Action, command_help, tool_defs},
+    tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
     llm::{
@@ -83,6 +83,10 @@ pub struct AgentOptions {
     pub promote_after: Option<Duration>,
     /// How results are written for the model (compact unless measuring).
     pub observe: ObserveMode,
+    /// Hold the `nu` tool's pipeline to Nushell's shape, its elements
+    /// starting with what the session knows (see
+    /// [`crate::llm::PipelineGrammar`]; a backend that cannot ignores it).
+    pub pipeline_grammar: bool,
 }
 
 impl Default for AgentOptions {
@@ -99,6 +103,7 @@ impl Default for AgentOptions {
             max_output: crate::shell::DEFAULT_MAX_OUTPUT,
             promote_after: Some(Duration::from_secs(120)),
             observe: ObserveMode::Compact,
+            pipeline_grammar: true,
         }
     }
 }
@@ -174,6 +179,9 @@ pub struct Agent {
     /// A step that may change something (more than a read) ran in this
     /// conversation: an answer saying something changed may be true.
     may_have_changed: bool,
+    /// The heads of the pipeline grammar and the engine's count of
+    /// commands they were read at (a `def` or an alias adds one).
+    heads: Option<(usize, Arc<[String]>)>,
 }
 
 /// What a model turn gave, for the loop.
@@ -230,6 +238,7 @@ impl Agent {
             background: None,
             pending_jobs: 0,
             usage: Usage::default(),
+            heads: None,
         }
     }
 
@@ -898,6 +907,9 @@ impl Agent {
             tools.retain(|t| t.name == super::ANSWER_TOOL);
             tool_choice = ToolChoice::Required;
         }
+        let pipeline_grammar = (self.options.pipeline_grammar
+            && tools.iter().any(|t| t.name == NU_TOOL))
+        .then(|| pipeline_grammar(self.pipeline_heads()));
         let reserve = self.options.max_tokens as usize + TOOLS_RESERVE;
         let mut limit = self.options.context_tokens.saturating_sub(reserve).max(256);
         for attempt in 0..=CONTEXT_RETRIES {
@@ -911,6 +923,7 @@ impl Agent {
                 max_tokens: self.options.max_tokens,
                 temperature,
                 avoid: avoid.to_vec(),
+                pipeline_grammar: pipeline_grammar.clone(),
             };
             let sink = self.sink.clone();
             let mut notices = Vec::new();
@@ -945,6 +958,22 @@ impl Agent {
             FailureKind::ContextFull,
             "the conversation does not fit the model's context even shortened",
         )))
+    }
+
+    /// What a pipeline element may start with in this session: its
+    /// engine's commands and the programs on its PATH, read again only
+    /// when the engine has new commands.
+    fn pipeline_heads(&mut self) -> Arc<[String]> {
+        let engine = self.shell.session().engine_state();
+        let commands = engine.num_decls();
+        if let Some((known, heads)) = &self.heads
+            && *known == commands
+        {
+            return heads.clone();
+        }
+        let heads: Arc<[String]> = pipeline_heads(engine, &self.shell.programs()).into();
+        self.heads = Some((commands, heads.clone()));
+        heads
     }
 
     fn may_run(&self) -> bool {

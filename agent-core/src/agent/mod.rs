@@ -32,8 +32,11 @@ pub use degenerate::degenerate;
 pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};
 pub use event::{AgentEvent, AgentState, StepStatus};
 pub use failure::{Failure, FailureKind, FrontEnd};
-pub use prompt::{PromptKind, request_with_input, system_prompt};
+pub use prompt::{PromptKind, prompt_examples, request_with_input, system_prompt};
 pub use settings::{AGENT_KEYS, AgentSettings, JOB_KEYS, JobSettings};
 pub use suggest::{SuggestError, Suggestion, suggest};
-pub use tools::{ANSWER_TOOL, Action, HELP_TOOL, NU_TOOL, command_help, tool_defs};
+pub use tools::{
+    ANSWER_TOOL, Action, HELP_TOOL, NU_TOOL, PIPELINE_ARGUMENT, command_help, pipeline_grammar,
+    pipeline_heads, tool_defs,
+};
 pub use transcript::{HistoryError, open_history};

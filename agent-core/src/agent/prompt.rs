@@ -88,6 +88,30 @@ pub fn is_example(pipeline: &str) -> bool {
         .any(|example| words(example) == wanted)
 }
 
+/// Every piece of Nushell the prompt shows (the bash side of its
+/// `bash -> nu` pairs left out), the example episode's pipeline last.
+pub fn prompt_examples() -> Vec<&'static str> {
+    let mut examples = Vec::new();
+    for line in NUSHELL.lines() {
+        let parts: Vec<&str> = line.split('`').collect();
+        for (i, snippet) in parts.iter().enumerate().skip(1).step_by(2) {
+            let bash = parts
+                .get(i + 1)
+                .is_some_and(|after| after.starts_with(" -> "));
+            if !bash && !snippet.is_empty() {
+                examples.push(*snippet);
+            }
+        }
+    }
+    examples.extend(
+        EXAMPLE
+            .split('"')
+            .filter(|part| part.contains(" | "))
+            .take(1),
+    );
+    examples
+}
+
 /// The words of `text`, as one space-separated string.
 fn words(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -180,6 +204,17 @@ mod tests {
         assert!(!is_example("open data.csv | get price | math avg"));
         assert!(!is_example("ls | where size > 1kb"));
         assert!(!is_example("rm old.txt"));
+    }
+
+    #[test]
+    fn the_prompts_nushell_leaves_bash_out() {
+        let examples = prompt_examples();
+        assert!(examples.contains(&"a; b") && examples.contains(&"open f"));
+        assert!(!examples.contains(&"a && b") && !examples.contains(&"cat f"));
+        assert_eq!(
+            examples.last(),
+            Some(&"open notes.txt | lines | where $it =~ 'TODO' | length")
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub const AGENT_KEYS: &[&str] = &[
     "history",
     "jobs",
     "promote_after",
+    "pipeline_grammar",
 ];
 
 /// The keys of `agent.jobs`.
@@ -107,6 +108,11 @@ pub struct AgentSettings {
     /// A step of `ask` still running after this long becomes a background
     /// job; `None` (`promote_after: 0sec`) never.
     pub promote_after: Option<Duration>,
+    /// Hold the local model's pipelines to Nushell's shape: each pipeline
+    /// element starts with a command, a program or a value the session
+    /// knows, and quotes and brackets balance (off: a free string, for
+    /// an ablation).
+    pub pipeline_grammar: bool,
 }
 
 impl Default for AgentSettings {
@@ -121,6 +127,7 @@ impl Default for AgentSettings {
             history: true,
             jobs: JobSettings::default(),
             promote_after: Some(Duration::from_secs(120)),
+            pipeline_grammar: true,
         }
     }
 }
@@ -184,6 +191,9 @@ impl AgentSettings {
                     );
                 }
                 "history" => settings.history = boolean(key, value).map_err(rekey)?,
+                "pipeline_grammar" => {
+                    settings.pipeline_grammar = boolean(key, value).map_err(rekey)?
+                }
                 "jobs" => settings.jobs = JobSettings::from_value(value)?,
                 "promote_after" => {
                     let after = duration(key, value).map_err(rekey)?;
@@ -225,6 +235,7 @@ impl super::AgentOptions {
             max_output: agent.max_output,
             promote_after: agent.promote_after,
             observe: crate::observe::ObserveMode::Compact,
+            pipeline_grammar: agent.pipeline_grammar,
         }
     }
 }
@@ -314,6 +325,29 @@ mod tests {
         record.push("steps", Value::test_int(1));
         let err = AgentSettings::from_value(&Value::test_record(record)).unwrap_err();
         assert_eq!(err.key, "agent.steps");
+    }
+
+    #[test]
+    fn the_pipeline_grammar_is_on_unless_turned_off() {
+        assert!(AgentSettings::default().pipeline_grammar);
+        let read = |value: Value| {
+            let mut record = Record::new();
+            record.push("pipeline_grammar", value);
+            AgentSettings::from_value(&Value::test_record(record))
+        };
+        let settings = read(Value::test_bool(false)).unwrap();
+        assert!(!settings.pipeline_grammar);
+        let options = super::super::AgentOptions::from_config(
+            &crate::config::AgentConfig {
+                agent: settings,
+                ..Default::default()
+            },
+            super::super::PromptKind::Task,
+        );
+        assert!(!options.pipeline_grammar);
+        assert!(super::super::AgentOptions::default().pipeline_grammar);
+        let err = read(Value::test_string("yes")).unwrap_err();
+        assert_eq!(err.key, "agent.pipeline_grammar");
     }
 
     #[test]

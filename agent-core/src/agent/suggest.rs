@@ -4,7 +4,7 @@
 
 use super::{
     AgentOptions, EventSink, PromptKind,
-    tools::{Action, command_help, tool_defs},
+    tools::{Action, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
     llm::{ChatBackend, ChatEvent, ChatRequest, FinishReason, Message},
@@ -53,6 +53,10 @@ pub fn suggest(
 ) -> Result<Suggestion, SuggestError> {
     let mut messages = vec![Message::system(system_prompt), Message::user(request)];
     let tools = tool_defs(PromptKind::Suggest);
+    // Nothing runs, so the session's commands stay as they are.
+    let pipeline_grammar = options.pipeline_grammar.then(|| {
+        pipeline_grammar(pipeline_heads(shell.session().engine_state(), &shell.programs()).into())
+    });
     let mut last = (String::new(), String::from("the model proposed nothing"));
     for _ in 0..SUGGEST_TURNS {
         if cancel.is_cancelled() {
@@ -65,6 +69,7 @@ pub fn suggest(
             max_tokens: options.max_tokens,
             temperature: options.temperature,
             avoid: Vec::new(),
+            pipeline_grammar: pipeline_grammar.clone(),
         };
         let mut on_event = |event: ChatEvent| {
             if let ChatEvent::Notice(text) = event {

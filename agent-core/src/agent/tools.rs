@@ -2,14 +2,49 @@
 //! command's signature and examples from the embedded engine) and `answer`
 //! (end with text, optionally returning a result as data).
 
+use std::sync::Arc;
+
 use nu_protocol::engine::EngineState;
 use serde_json::json;
 
 use super::PromptKind;
-use crate::llm::{ToolCall, ToolDef};
+use crate::llm::{PipelineGrammar, ToolCall, ToolDef};
 
 /// The tool that runs a pipeline.
 pub const NU_TOOL: &str = "nu";
+/// The `nu` tool's argument that holds the pipeline.
+pub const PIPELINE_ARGUMENT: &str = "pipeline";
+
+/// The words a pipeline element may start with: the first word of every
+/// command `engine` knows (builtins and their families such as `str` or
+/// `math`, and the session's own `def`s and aliases, which are commands of
+/// its engine too) and `programs` (those on PATH, which models call
+/// without `^`). Sorted, each once.
+pub fn pipeline_heads(engine: &EngineState, programs: &[String]) -> Vec<String> {
+    let mut heads: Vec<String> = engine
+        .get_decls_sorted(false)
+        .into_iter()
+        .filter_map(|(name, _)| {
+            let name = String::from_utf8(name).ok()?;
+            name.split_whitespace().next().map(str::to_string)
+        })
+        .chain(programs.iter().cloned())
+        .collect();
+    heads.sort_unstable();
+    heads.dedup();
+    heads
+}
+
+/// The `nu` tool's pipeline held to start each element with one of
+/// `heads`.
+pub fn pipeline_grammar(heads: Arc<[String]>) -> PipelineGrammar {
+    PipelineGrammar {
+        tool: NU_TOOL.into(),
+        argument: PIPELINE_ARGUMENT.into(),
+        heads,
+    }
+}
+
 /// The tool that looks up a command.
 pub const HELP_TOOL: &str = "help";
 /// The tool that ends the task.

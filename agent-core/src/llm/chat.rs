@@ -2,6 +2,8 @@
 //! implements: streaming chat with tool definitions, cancellable at any
 //! point.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -100,6 +102,24 @@ pub enum ToolChoice {
     None,
 }
 
+/// One string argument of one tool held to Nushell's shape: each pipeline
+/// element starts with one of `heads` or with a value (a variable, a
+/// literal, a subexpression, `^program`), and its quotes and brackets
+/// balance (the local backend's grammar). A backend that cannot steer its
+/// tokens ignores it. It is not part of the tool's schema, which the
+/// model reads in its prompt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PipelineGrammar {
+    /// The tool (`nu`) …
+    pub tool: String,
+    /// … and its argument that holds the pipeline (`pipeline`).
+    pub argument: String,
+    /// The words a pipeline element may start with: the first word of
+    /// each command the session's engine knows and the programs on its
+    /// PATH. Empty: the argument is a free string.
+    pub heads: Arc<[String]>,
+}
+
 /// One request to a backend.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChatRequest {
@@ -114,6 +134,9 @@ pub struct ChatRequest {
     /// a backend that can steer its tokens turns the reply away from them
     /// (the local one does), another may ignore it.
     pub avoid: Vec<ToolCall>,
+    /// Hold the pipeline argument to Nushell's shape (the local backend;
+    /// others ignore it). `None`: a free string.
+    pub pipeline_grammar: Option<PipelineGrammar>,
 }
 
 impl ChatRequest {
@@ -126,6 +149,7 @@ impl ChatRequest {
             max_tokens: 512,
             temperature: 0.0,
             avoid: Vec::new(),
+            pipeline_grammar: None,
         }
     }
 }

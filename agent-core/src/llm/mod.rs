@@ -24,8 +24,8 @@ pub use catalog::{
     physical_memory,
 };
 pub use chat::{
-    ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, Message, Role, ToolChoice,
-    ToolDef, Usage,
+    ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, Message, PipelineGrammar, Role,
+    ToolChoice, ToolDef, Usage,
 };
 pub use download::{Download, DownloadError, Progress, fetch, part_path, sha256_of};
 pub use fallback::FallbackBackend;
@@ -42,8 +42,9 @@ pub use inventory::{
     describe_entry, describe_file, is_resident, list_models, parameter_count, pull,
 };
 pub use local::{
-    ChatTemplate, LoadSpec, LocalBackend, LocalConfig, ModelHost, RenderedPrompt, Resident,
-    Segment, TemplateError, TurnOptions, py_json, tagged_call, tool_call_grammar,
+    ChatTemplate, LoadSpec, LocalBackend, LocalConfig, ModelHost, PIPELINE_KEYWORDS,
+    RenderedPrompt, Resident, Segment, TemplateError, TurnOptions, head_rules, pipeline_rules,
+    py_json, tagged_call, tool_call_grammar,
 };
 pub use model_dir::{ListedModel, ModelDir, ModelDirError};
 pub use openai::{OpenAiBackend, OpenAiConfig};

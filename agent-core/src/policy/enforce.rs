@@ -2,7 +2,11 @@
 //! layers — the static check (and the user's hook), one approval for the
 //! whole pipeline, runtime guards, and the OS sandbox worker.
 
-use std::{path::PathBuf, sync::Arc, time::Duration};
+use std::{
+    path::PathBuf,
+    sync::{Arc, OnceLock},
+    time::Duration,
+};
 
 use nu_protocol::{Span, Value};
 use serde::{Deserialize, Serialize};
@@ -204,6 +208,8 @@ pub struct PolicyShell {
     /// The session's worker went to a promoted step: the next step starts
     /// a new one, with the restart notice.
     session_lost: bool,
+    /// The programs on the session's PATH, listed when first asked.
+    programs: OnceLock<Arc<[String]>>,
 }
 
 /// A step that ran past its foreground time and goes on in the worker
@@ -336,6 +342,7 @@ impl PolicyShell {
             promote_after: None,
             promoted: None,
             session_lost: false,
+            programs: OnceLock::new(),
         })
     }
 
@@ -508,6 +515,14 @@ impl PolicyShell {
                 .trusted_path
                 .iter()
                 .any(|dir| executable(&dir.join(program)))
+    }
+
+    /// The names of the programs on the session's PATH (listed once: a
+    /// program installed during the conversation is not among them).
+    pub fn programs(&self) -> Arc<[String]> {
+        self.programs
+            .get_or_init(|| programs_in(&self.trusted_path).into())
+            .clone()
     }
 
     /// The static layer alone: plan and verdict, nothing runs.
@@ -1131,6 +1146,26 @@ fn facts_in(policy: &Policy, cwd: &std::path::Path, user: &UserDirs) -> PathFact
 }
 
 /// PATH as the caller gave it (the trusted one).
+/// The names of the executable files in `dirs`, sorted, each once.
+pub fn programs_in(dirs: &[PathBuf]) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut names: Vec<String> = dirs
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            // Follows links: most of /usr/bin's alternatives are links.
+            std::fs::metadata(entry.path())
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 fn seed_path(seed: &SessionSeed) -> Vec<PathBuf> {
     seed.env
         .iter()

@@ -35,7 +35,7 @@ pub use category::{Category, Verdict};
 pub use decide::{Decision, Judge, Row, SESSION_RULE};
 pub use enforce::{
     Foreground, Layers, PolicyHook, PolicyShell, PromotedStep, Ran, ShellOptions, WorkerInfo,
-    facts_for, worker_engine,
+    facts_for, programs_in, worker_engine,
 };
 pub use guard::{
     AlwaysAllowed, BLOCKED_BEFORE_RUN_HELP, BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent,

@@ -173,6 +173,11 @@ enum Command {
         /// Sample the local model without the tool-call grammar.
         #[arg(long)]
         no_grammar: bool,
+        /// Let the local model write any text as a pipeline (the call is
+        /// still held to the tool-call grammar): the same as
+        /// `agent.pipeline_grammar: false`.
+        #[arg(long)]
+        no_pipeline_grammar: bool,
         /// Replay each task's `wrong` transcript (scripted): every check
         /// must reject it.
         #[arg(long)]
@@ -541,6 +546,7 @@ fn main() -> ExitCode {
             tags,
             max_steps,
             no_grammar,
+            no_pipeline_grammar,
             wrong,
             keep,
             task_timeout,
@@ -560,6 +566,7 @@ fn main() -> ExitCode {
                 tags,
                 max_steps,
                 no_grammar,
+                no_pipeline_grammar,
                 keep,
                 task_timeout,
             };

@@ -19,6 +19,7 @@ use super::{
     host::{BATCH, ChatContext, LoadedModel},
     loop_guard::{LoopGuard, MAX_ALTERNATIVES},
     prefix_cache,
+    sampling::{GrammarOrder, Sampling, SamplingStats},
     stream::StreamSplitter,
     template::RenderedPrompt,
 };
@@ -74,6 +75,28 @@ pub fn run_turn(
     on_event: &mut dyn FnMut(ChatEvent),
     cancel: &CancelToken,
 ) -> Result<ChatTurn, LlmError> {
+    let order = GrammarOrder::SampleFirst;
+    run_turn_in(context, request, options, order, on_event, cancel).map(|(turn, _)| turn)
+}
+
+/// What a turn's sampling did: the tokens of the reply (the one that ended
+/// it aside) and what choosing them cost.
+#[derive(Debug)]
+#[cfg_attr(not(test), expect(dead_code, reason = "the tests read it"))]
+pub(super) struct Sampled {
+    pub tokens: Vec<LlamaToken>,
+    pub stats: SamplingStats,
+}
+
+/// [`run_turn`] with the grammar in `order`.
+pub(super) fn run_turn_in(
+    context: &mut ChatContext,
+    request: &ChatRequest,
+    options: &TurnOptions,
+    order: GrammarOrder,
+    on_event: &mut dyn FnMut(ChatEvent),
+    cancel: &CancelToken,
+) -> Result<(ChatTurn, Sampled), LlmError> {
     if context.model.spec.threads.is_none() {
         follow_the_load(context);
     }
@@ -106,11 +129,20 @@ pub fn run_turn(
         cancel,
     )? {
         Some(n) => n,
-        None => return Ok(cancelled_turn(tokens.len(), 0, on_event)),
+        None => {
+            let sampled = Sampled {
+                tokens: Vec::new(),
+                stats: SamplingStats::default(),
+            };
+            return Ok((cancelled_turn(tokens.len(), 0, on_event), sampled));
+        }
     };
     let budget = (request.max_tokens as usize).min(n_ctx - tokens.len() - 1);
     let in_reasoning = rendered.text.trim_end().ends_with("<think>");
-    let mut reply = Reply::new(sampler(context, request, options, budget)?, in_reasoning);
+    let mut reply = Reply::new(
+        sampler(context, request, options, budget, order)?,
+        in_reasoning,
+    );
     let mut avoid = Avoid::new(&request.avoid, &request.tools);
     let prompt_len = context.cached.len();
     let mut batch = LlamaBatch::new(1, 1);
@@ -132,7 +164,7 @@ pub fn run_turn(
                 match sample_avoiding(context, &mut reply, avoid, &call, looping) {
                     Choice::Take(token) => token,
                     Choice::Rewind(fork) => {
-                        let fresh = sampler(context, request, options, budget)?;
+                        let fresh = sampler(context, request, options, budget, order)?;
                         if reply.rewind(context, prompt_len, fork.at, fresh) {
                             avoid.forked();
                             reply.sampler.accept(fork.token);
@@ -148,7 +180,10 @@ pub fn run_turn(
             }
             _ => match looping {
                 Some(period) => sample_breaking_loop(context, &mut reply, period),
-                None => reply.sampler.sample(&context.ctx, -1),
+                None => reply
+                    .sampler
+                    .sample(&context.ctx)
+                    .ok_or_else(|| LlmError::Backend("the sampler chose no token".into()))?,
             },
         };
         if vocab.is_eog(token) && !options.ignore_eog {
@@ -177,6 +212,8 @@ pub fn run_turn(
     let Reply {
         bytes: reply_bytes,
         splitter,
+        tokens: reply_tokens,
+        sampler: sampling,
         ..
     } = reply;
     // The cache now spells the prompt and the reply (when the reply is
@@ -206,14 +243,19 @@ pub fn run_turn(
     };
     on_event(ChatEvent::Usage(usage));
     on_event(ChatEvent::Finish(finish));
-    Ok(ChatTurn {
+    let turn = ChatTurn {
         content: reply.content,
         reasoning: reply.reasoning,
         tool_calls: reply.calls,
         repair: reply.repair,
         usage,
         finish: Some(finish),
-    })
+    };
+    let sampled = Sampled {
+        tokens: reply_tokens,
+        stats: sampling.stats,
+    };
+    Ok((turn, sampled))
 }
 
 /// With no `model.threads` set, decode with as many threads as there are
@@ -347,19 +389,21 @@ fn evaluate_prompt(
     Ok(Some(tokens.len() - start))
 }
 
-/// The sampler chain: the tool-call grammar first (lazy, or from the first
-/// token when a call is required), then greedy or temperature sampling.
+/// The samplers of a turn: the tool-call grammar (lazy, or from the first
+/// token when a call is required) and the chain that chooses (greedy or
+/// temperature sampling), the grammar in `order`.
 fn sampler(
     context: &ChatContext,
     request: &ChatRequest,
     options: &TurnOptions,
     budget: usize,
-) -> Result<LlamaSampler, LlmError> {
+    order: GrammarOrder,
+) -> Result<Sampling, LlmError> {
     let model = &context.model.model;
-    let mut chain = Vec::new();
+    let mut constrained = None;
     if options.grammar && !request.tools.is_empty() && request.tool_choice != ToolChoice::None {
-        let grammar = tool_call_grammar(&request.tools, budget);
-        let constrained = if request.tool_choice == ToolChoice::Required {
+        let grammar = tool_call_grammar(&request.tools, budget, request.pipeline_grammar.as_ref());
+        let made = if request.tool_choice == ToolChoice::Required {
             LlamaSampler::grammar(model, &grammar, "tagged")
         } else {
             let vocab = model.vocab();
@@ -378,12 +422,12 @@ fn sampler(
                 &trigger_tokens,
             )
         };
-        chain.push(
-            constrained.map_err(|e| {
+        constrained =
+            Some(made.map_err(|e| {
                 LlmError::Backend(format!("the tool-call grammar was refused: {e}"))
-            })?,
-        );
+            })?);
     }
+    let mut chain = Vec::new();
     if options.ignore_eog {
         let vocab = model.vocab();
         let n_vocab = model.n_vocab();
@@ -403,25 +447,29 @@ fn sampler(
         chain.push(LlamaSampler::temp(request.temperature));
         chain.push(LlamaSampler::dist(options.seed));
     }
-    Ok(LlamaSampler::chain_simple(chain))
+    Ok(Sampling::new(
+        constrained,
+        LlamaSampler::chain_simple(chain),
+        order,
+    ))
 }
 
 /// The reply being generated: its tokens and bytes, and the state that
-/// follows them (the sampler chain with its grammar, the stream splitter,
+/// follows them (the grammar and the sampler chain, the stream splitter,
 /// the loop guard).
 struct Reply {
     tokens: Vec<LlamaToken>,
     /// The length of `bytes` after each token.
     ends: Vec<usize>,
     bytes: Vec<u8>,
-    sampler: LlamaSampler,
+    sampler: Sampling,
     splitter: StreamSplitter,
     guard: LoopGuard,
     in_reasoning: bool,
 }
 
 impl Reply {
-    fn new(sampler: LlamaSampler, in_reasoning: bool) -> Reply {
+    fn new(sampler: Sampling, in_reasoning: bool) -> Reply {
         Reply {
             tokens: Vec::new(),
             ends: Vec::new(),
@@ -452,7 +500,7 @@ impl Reply {
         context: &mut ChatContext,
         prompt_len: usize,
         n: usize,
-        mut sampler: LlamaSampler,
+        mut sampler: Sampling,
     ) -> bool {
         let keep = prompt_len + n;
         let dropped = context
@@ -468,6 +516,7 @@ impl Reply {
         for token in &self.tokens {
             sampler.accept(*token);
         }
+        sampler.stats = self.sampler.stats;
         self.sampler = sampler;
         self.splitter = StreamSplitter::new(self.in_reasoning);
         self.splitter.push(&self.bytes, &mut |_| {});
@@ -477,14 +526,13 @@ impl Reply {
     }
 }
 
-/// The candidates the chain kept for the next token (applied, not yet
-/// accepted) and its choice.
+/// The candidates the grammar and the chain kept for the next token
+/// (applied, not yet accepted) and the chain's choice.
 fn candidates(
     context: &ChatContext,
     reply: &mut Reply,
 ) -> (LlamaTokenDataArray, Option<LlamaToken>) {
-    let mut candidates = context.ctx.token_data_array_ith(-1);
-    candidates.apply_sampler(&mut reply.sampler);
+    let candidates = reply.sampler.filtered(&context.ctx);
     let selected = candidates.selected_token();
     (candidates, selected)
 }
@@ -632,3 +680,6 @@ fn cancelled_turn(
         ..ChatTurn::default()
     }
 }
+
+#[cfg(test)]
+mod tests;

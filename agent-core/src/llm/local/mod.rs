@@ -9,6 +9,7 @@ mod grammar;
 mod host;
 mod loop_guard;
 mod prefix_cache;
+mod sampling;
 mod stream;
 mod template;
 mod threads;
@@ -16,7 +17,7 @@ mod threads;
 use std::{path::PathBuf, time::Duration};
 
 pub use generate::TurnOptions;
-pub use grammar::tool_call_grammar;
+pub use grammar::{PIPELINE_KEYWORDS, head_rules, pipeline_rules, tool_call_grammar};
 pub use host::{LoadSpec, ModelHost, Resident};
 pub use template::{ChatTemplate, RenderedPrompt, Segment, TemplateError, py_json, tagged_call};
 

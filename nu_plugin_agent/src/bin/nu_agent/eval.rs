@@ -48,6 +48,8 @@ pub struct EvalArgs {
     pub tags: Vec<String>,
     pub max_steps: Option<usize>,
     pub no_grammar: bool,
+    /// `agent.pipeline_grammar: false` for this run.
+    pub no_pipeline_grammar: bool,
     pub keep: bool,
     pub task_timeout: std::time::Duration,
 }
@@ -95,6 +97,9 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         None => "scripted".to_string(),
     };
     config.agent.history = false;
+    if args.no_pipeline_grammar {
+        config.agent.pipeline_grammar = false;
+    }
     let run = EvalRun {
         config: config.clone(),
         observe: args.observe,
@@ -158,6 +163,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         "model": model,
         "observe": args.observe.as_str(),
         "grammar": !args.no_grammar,
+        "pipeline_grammar": config.agent.pipeline_grammar && !args.no_grammar,
         "transcript": if args.wrong { "wrong" } else { "script" },
         "skipped": skipped,
     });
