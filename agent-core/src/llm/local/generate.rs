@@ -15,13 +15,14 @@ use llama_cpp_2::{
 
 use super::{
     avoid::{Avoid, Choice, call_so_far},
-    grammar::{CALL_OPENER, tool_call_grammar, trigger_patterns},
+    grammar::{CALL_OPENER, tool_call_grammar},
     host::{BATCH, ChatContext, LoadedModel},
     loop_guard::{LoopGuard, MAX_ALTERNATIVES},
     prefix_cache,
     sampling::{GrammarOrder, Sampling, SamplingStats},
     stream::StreamSplitter,
     template::RenderedPrompt,
+    trigger::{self, Trigger},
 };
 use crate::{
     llm::{
@@ -401,6 +402,7 @@ fn sampler(
 ) -> Result<Sampling, LlmError> {
     let model = &context.model.model;
     let mut constrained = None;
+    let mut watch = None;
     if options.grammar && !request.tools.is_empty() && request.tool_choice != ToolChoice::None {
         let grammar = tool_call_grammar(&request.tools, budget, request.pipeline_grammar.as_ref());
         let made = if request.tool_choice == ToolChoice::Required {
@@ -414,11 +416,14 @@ fn sampler(
             } else {
                 Vec::new()
             };
+            // The trigger is watched here: llama.cpp is told the reply only
+            // once a call starts (see `trigger`).
+            watch = Some(Trigger::new(trigger_tokens.first().copied()));
             LlamaSampler::grammar_lazy_patterns(
                 model,
                 &grammar,
                 "root",
-                &trigger_patterns(),
+                &trigger::patterns(),
                 &trigger_tokens,
             )
         };
@@ -447,11 +452,11 @@ fn sampler(
         chain.push(LlamaSampler::temp(request.temperature));
         chain.push(LlamaSampler::dist(options.seed));
     }
-    Ok(Sampling::new(
-        constrained,
-        LlamaSampler::chain_simple(chain),
-        order,
-    ))
+    let sampling = Sampling::new(constrained, LlamaSampler::chain_simple(chain), order);
+    Ok(match watch {
+        Some(trigger) => sampling.watching(trigger, context.model.clone()),
+        None => sampling,
+    })
 }
 
 /// The reply being generated: its tokens and bytes, and the state that

@@ -88,16 +88,6 @@ const MAX_STRING_CHARS: usize = 4000;
 /// The shortest bound a string gets, whatever the budget.
 const MIN_STRING_CHARS: usize = 64;
 
-/// Trigger patterns for the lazy grammar: the opener anywhere, or a bare
-/// call object at the very start of the reply. The grammar is fed from the
-/// first capture group.
-pub fn trigger_patterns() -> Vec<String> {
-    vec![
-        r"[\s\S]*?(<tool_call>)[\s\S]*".to_string(),
-        r#"\s*(\{"name": )[\s\S]*"#.to_string(),
-    ]
-}
-
 /// JSON values, strings that cannot hold `<|` and canonical escapes.
 const COMMON_RULES: &str = r#"char ::= [^"\\<\x00-\x1F] | "<" [^|"\\\x00-\x1F] | "\\" (["\\bfnrt] | "u00" [0-1] [0-9a-fA-F])
 integer ::= "-"? ("0" | [1-9] [0-9]{0,15})

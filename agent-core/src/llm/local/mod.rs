@@ -13,6 +13,7 @@ mod sampling;
 mod stream;
 mod template;
 mod threads;
+mod trigger;
 
 use std::{path::PathBuf, time::Duration};
 

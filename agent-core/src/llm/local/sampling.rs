@@ -14,16 +14,21 @@
 //! and its draw are over the whole vocabulary first, and a refused draw is
 //! drawn again, from the same seeded stream, over what the grammar allows
 //! (as llama.cpp does). A lazy grammar not yet triggered filters nothing,
-//! so its check passes; every chosen token is accepted into it, which is
-//! where it looks for its trigger.
+//! so its check passes; the tokens chosen are watched for its trigger
+//! here, and it is told them only once a call starts (see `trigger`).
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use llama_cpp_2::{
     context::LlamaContext,
     sampling::LlamaSampler,
     token::{LlamaToken, data::LlamaTokenData, data_array::LlamaTokenDataArray},
 };
+
+use super::{host::LoadedModel, trigger::Trigger};
 
 /// Where the grammar comes in a choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +59,9 @@ pub(super) struct SamplingStats {
 /// the chain that chooses.
 pub(super) struct Sampling {
     grammar: Option<LlamaSampler>,
+    /// A lazy grammar's trigger, until it fires: the grammar is told no
+    /// token before.
+    waiting: Option<Waiting>,
     chain: LlamaSampler,
     order: GrammarOrder,
     /// The candidates' buffer, kept between tokens.
@@ -65,11 +73,23 @@ impl Sampling {
     pub fn new(grammar: Option<LlamaSampler>, chain: LlamaSampler, order: GrammarOrder) -> Self {
         Sampling {
             grammar,
+            waiting: None,
             chain,
             order,
             candidates: LlamaTokenDataArray::new(Vec::new(), false),
             stats: SamplingStats::default(),
         }
+    }
+
+    /// The grammar (lazy) told no token until [`Trigger`] sees a call
+    /// start in the text of the tokens accepted (pieces from `model`).
+    pub fn watching(mut self, trigger: Trigger, model: Arc<LoadedModel>) -> Self {
+        self.waiting = Some(Waiting {
+            trigger,
+            model,
+            piece: Vec::new(),
+        });
+        self
     }
 
     /// Choose the next token from the context's last logits and accept it
@@ -134,9 +154,42 @@ impl Sampling {
     /// trigger) and the chain move past it. The grammar must allow it.
     pub fn accept(&mut self, token: LlamaToken) {
         if let Some(grammar) = self.grammar.as_mut() {
-            grammar.accept(token);
+            match self.waiting.as_mut() {
+                None => grammar.accept(token),
+                Some(waiting) => {
+                    if let Some(told) = waiting.push(token) {
+                        // llama.cpp's own trigger fires on the last.
+                        for token in told {
+                            grammar.accept(*token);
+                        }
+                        self.waiting = None;
+                    }
+                }
+            }
         }
         self.chain.accept(token);
+    }
+}
+
+/// A lazy grammar's trigger and where the tokens' text comes from.
+struct Waiting {
+    trigger: Trigger,
+    model: Arc<LoadedModel>,
+    /// The last token's text (its buffer, kept).
+    piece: Vec<u8>,
+}
+
+impl Waiting {
+    /// Follow the reply by `token`: the tokens to tell the grammar where a
+    /// call starts with it.
+    fn push(&mut self, token: LlamaToken) -> Option<&[LlamaToken]> {
+        self.piece.clear();
+        // The text llama.cpp's trigger would see (control tokens spelled).
+        self.model
+            .model
+            .vocab()
+            .token_to_piece_into(token, &mut self.piece, true, None);
+        self.trigger.push(token, &self.piece)
     }
 }
 
