@@ -150,6 +150,12 @@ impl Sampling {
         candidates
     }
 
+    /// Whether the grammar lets `token` come next (nothing is accepted).
+    #[cfg(test)]
+    pub fn allows(&mut self, token: LlamaToken) -> bool {
+        self.grammar.as_mut().is_none_or(|g| allows(g, token))
+    }
+
     /// Take `token` as the next one: the grammar (and a lazy grammar's
     /// trigger) and the chain move past it. The grammar must allow it.
     pub fn accept(&mut self, token: LlamaToken) {

@@ -4,14 +4,20 @@
 //! choice gives the tokens the grammar filtering first gave, and the
 //! grammar still holds the call where it refuses the chain's choice.
 
-use std::sync::{Arc, OnceLock};
+use std::{
+    sync::{Arc, OnceLock},
+    time::{Duration, Instant},
+};
 
-use super::{GrammarOrder, Sampled, TurnOptions, run_turn_in};
+use llama_cpp_2::token::LlamaToken;
+
+use super::{GrammarOrder, Sampled, Sampling, TurnOptions, run_turn_in, sampler};
 use crate::{
     agent::{PromptKind, pipeline_grammar, pipeline_heads, tool_defs},
     llm::{
         ChatRequest, ChatTurn, Message, ModelDir, ToolCall, ToolChoice,
         local::host::{LoadSpec, LoadedModel, load, new_context_with},
+        parse_reply,
     },
     shell::{CancelToken, Engine},
 };
@@ -229,4 +235,130 @@ fn sampled_warm_a_refused_choice_is_made_again_within_the_grammar() {
         assert_parses(prompt, &turn);
         assert!(sampled.stats.refused > 0, "{prompt}: {sampled:?}");
     }
+}
+
+/// Prose with neither a call's opener nor a bare call object in it, some
+/// 230 tokens long.
+const PROSE: &str = "The largest file in this directory is the build log, which takes up most of the space on the disk. \
+It was written by the last compilation and holds every warning the compiler printed, one per line, with the file and the line it came from. \
+You can remove it safely: the next build writes it again. The second largest is the archive of old releases, which you may want to keep, \
+since it is the only copy of the versions that were shipped before the move to the new server. \
+Free space is about twelve gigabytes, enough for several more builds, but the cache of downloaded packages grows with each of them, \
+so it is worth clearing it from time to time. Nothing else here is large: the sources, the documentation and the scripts together \
+take less than a hundred megabytes, and the configuration files are a few kilobytes each. If you want, I can list the files by size, \
+show how much each folder takes, or find the files that have not been touched for a year, so that you can decide what to delete. \
+Tell me which of these you would like, and whether the archive should be moved somewhere else first.";
+
+/// A call to `nu` as the grammar writes it, its opener aside.
+const CALL_BODY: &str = "\n{\"name\": \"nu\", \"arguments\": {\"pipeline\": \"ls | sort-by size\", \"why\": \"to see\"}}";
+
+/// `text`'s tokens (no special tokens parsed).
+fn tokens_of(model: &LoadedModel, text: &str) -> Vec<LlamaToken> {
+    model.model.vocab().tokenize(text.as_bytes(), false, false)
+}
+
+/// A turn's samplers for the agent's tools (the pipeline held to its
+/// grammar), a call optional: the grammar lazy.
+fn lazy_sampling(model: &Arc<LoadedModel>) -> Sampling {
+    let context = new_context_with(model, 1).expect("a context");
+    let request = request(vec![Message::system(SYSTEM)], true);
+    let options = TurnOptions::default();
+    sampler(&context, &request, &options, 512, GrammarOrder::SampleFirst).expect("the samplers")
+}
+
+/// Accept `text`'s tokens into `sampling`, each one the grammar allows.
+fn accept_all(model: &LoadedModel, sampling: &mut Sampling, text: &str) {
+    for token in tokens_of(model, text) {
+        let piece = model.model.vocab().token_to_piece(token, true, None);
+        assert!(
+            sampling.allows(token),
+            "the grammar refuses {:?} of {text:?}",
+            String::from_utf8_lossy(&piece)
+        );
+        sampling.accept(token);
+    }
+}
+
+/// The mean of `times`.
+fn mean(times: &[Duration]) -> Duration {
+    times.iter().sum::<Duration>() / times.len().max(1) as u32
+}
+
+#[test]
+fn a_lazy_grammar_accepts_long_prose_at_a_cost_that_does_not_grow() {
+    let Some(model) = model() else { return };
+    let tokens = tokens_of(&model, &format!("{PROSE} {PROSE}"));
+    assert!(tokens.len() >= 400, "the prose is {} tokens", tokens.len());
+    // The least of a few runs, token by token: the machine may be busy.
+    let mut least = vec![Duration::MAX; tokens.len()];
+    for _ in 0..3 {
+        let mut sampling = lazy_sampling(&model);
+        for (token, least) in tokens.iter().zip(&mut least) {
+            let started = Instant::now();
+            sampling.accept(*token);
+            *least = (*least).min(started.elapsed());
+        }
+    }
+    let windows: Vec<_> = least.chunks(50).map(mean).collect();
+    eprintln!(
+        "{} tokens of prose: a token's accept took {windows:?} (the mean of each 50)",
+        tokens.len()
+    );
+    // A few microseconds' leeway for the clock and a busy machine; a
+    // trigger that scans the whole reply at each token costs tens of
+    // microseconds by the end, one with the old patterns milliseconds.
+    let (first, last) = (mean(&least[..50]), mean(&least[least.len() - 50..]));
+    assert!(
+        last <= first * 3 + Duration::from_micros(5),
+        "an accept took {first:?} over the first 50 tokens, {last:?} over the last 50"
+    );
+}
+
+#[test]
+fn a_call_opened_after_long_prose_is_held_to_the_grammar_and_parses() {
+    let Some(model) = model() else { return };
+    let schemas: Vec<_> = tool_defs(PromptKind::Task)
+        .iter()
+        .map(|t| t.schema())
+        .collect();
+    let vocab = model.model.vocab();
+    let prose = tokens_of(&model, "Free");
+    let refused_after = |prefix: &str| {
+        let mut sampling = lazy_sampling(&model);
+        accept_all(&model, &mut sampling, prefix);
+        !sampling.allows(prose[0])
+    };
+    // A bare object in the middle of prose is prose.
+    assert!(!refused_after(&format!("{PROSE} {{\"name\": ")));
+    assert!(!refused_after(&format!("{PROSE}\n")));
+    for (label, before) in [
+        ("after long prose", format!("{PROSE}\n")),
+        ("at the start", String::new()),
+        ("after a sentence inside a token", "Sure.".to_string()),
+    ] {
+        let text = format!("{before}<tool_call>{CALL_BODY}\n</tool_call>");
+        // Once the opener is there, the grammar holds what follows.
+        assert!(refused_after(&format!("{before}<tool_call>")), "{label}");
+        let mut sampling = lazy_sampling(&model);
+        accept_all(&model, &mut sampling, &text);
+        let eog = vocab.eos();
+        assert!(sampling.allows(eog), "{label}: the call is not complete");
+        let reply = parse_reply(&text, &schemas);
+        assert_eq!(reply.calls.len(), 1, "{label}: {reply:?}");
+        assert_eq!(reply.calls[0].name, "nu", "{label}");
+        assert_eq!(
+            reply.calls[0].arguments["pipeline"], "ls | sort-by size",
+            "{label}"
+        );
+    }
+    // A bare call at the very start (after whitespace) is held too.
+    assert!(refused_after("\n {\"name\": "));
+    let text = format!(" {}", CALL_BODY.trim_start());
+    let mut sampling = lazy_sampling(&model);
+    accept_all(&model, &mut sampling, &text);
+    assert!(
+        sampling.allows(vocab.eos()),
+        "the bare call is not complete"
+    );
+    assert_eq!(parse_reply(&text, &schemas).calls.len(), 1, "{text}");
 }
