@@ -9,6 +9,8 @@
 
 use nu_protocol::Value;
 
+use crate::shell::Diagnostic;
+
 /// Errors of a column or cell path the input does not have.
 const PATH_ERRORS: &[&str] = &[
     "nu::shell::column_not_found",
@@ -17,9 +19,15 @@ const PATH_ERRORS: &[&str] = &[
     "nu::shell::cant_find_column",
 ];
 
-/// Whether the error `code` is about a column or cell path.
-pub fn is_path_error(code: Option<&str>) -> bool {
-    code.is_some_and(|code| PATH_ERRORS.contains(&code))
+/// Whether `diagnostic` is about a column or cell path, itself or inside
+/// the closure it reports (`each { get total }` fails as the closure's
+/// error, the column one inside it).
+pub fn is_path_error(diagnostic: &Diagnostic) -> bool {
+    let code = diagnostic.code.as_deref().unwrap_or_default();
+    PATH_ERRORS.contains(&code)
+        || PATH_ERRORS
+            .iter()
+            .any(|inner| diagnostic.rendered.contains(inner))
 }
 
 /// The `open <file>` a pipeline starts with, when its first element is
@@ -34,11 +42,26 @@ pub fn opened_file(pipeline: &str) -> Option<&str> {
     literal.then_some(first)
 }
 
-/// What `value` (read by `source`, kept as `$out.N` of `index`) looks
-/// like, and where `wanted` (the name the failing step asked for) is
-/// found inside it.
-pub fn describe(source: &str, index: usize, value: &Value, wanted: Option<&str>) -> String {
-    let mut text = format!("`{source}` ($out.{index}) is ");
+/// What `value` (read by `source`, the start of `pipeline`, kept as
+/// `$out.N` of `index`) looks like, and where `wanted` (the name the
+/// failing step asked for) is found inside it, with `pipeline` written
+/// with that path.
+pub fn describe(
+    pipeline: &str,
+    source: &str,
+    index: usize,
+    value: &Value,
+    wanted: Option<&str>,
+) -> String {
+    let mut text = String::new();
+    if let Some(wanted) = wanted
+        && let Some(path) = path_to(value, wanted)
+        && path != wanted
+        && let Some(fixed) = with_path(pipeline, source, wanted, &path)
+    {
+        text.push_str(&format!("`{wanted}` is at `{path}`: `{fixed}`\n"));
+    }
+    text.push_str(&format!("`{source}` ($out.{index}) is "));
     match value {
         Value::Record { val, .. } => {
             let fields: Vec<String> = val
@@ -80,12 +103,35 @@ pub fn describe(source: &str, index: usize, value: &Value, wanted: Option<&str>)
     }
     text.push('.');
     if let Some(wanted) = wanted
-        && let Some(path) = path_to(value, wanted)
-        && path != wanted
+        && path_to(value, wanted).is_none()
     {
-        text.push_str(&format!(" `{wanted}` is at `{path}`."));
+        text.push_str(&format!(" It has no `{wanted}`."));
     }
     text
+}
+
+/// `pipeline` with the first whole word `wanted` after `source` written
+/// `path`; `None` when the word is not there.
+fn with_path(pipeline: &str, source: &str, wanted: &str, path: &str) -> Option<String> {
+    let start = pipeline.find(source)? + source.len();
+    let rest = &pipeline[start..];
+    let is_word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '$');
+    let mut from = 0;
+    while let Some(at) = rest[from..].find(wanted) {
+        let at = from + at;
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + wanted.len()..].chars().next();
+        if !before.is_some_and(is_word) && !after.is_some_and(|c| is_word(c) && c != '.') {
+            return Some(format!(
+                "{}{}{path}{}",
+                &pipeline[..start],
+                &rest[..at],
+                &rest[at + wanted.len()..]
+            ));
+        }
+        from = at + wanted.len();
+    }
+    None
 }
 
 /// The cell path of a field named `wanted` in `value`: a column of a
@@ -108,12 +154,17 @@ fn path_to(value: &Value, wanted: &str) -> Option<String> {
     })
 }
 
-/// The name a column error asks for (`Cannot find column 'version'`).
-pub fn wanted_name(message: &str) -> Option<&str> {
-    message
-        .split('\'')
-        .nth(1)
-        .filter(|name| !name.is_empty() && !name.contains(' '))
+/// The name a column error asks for (`Cannot find column 'version'`),
+/// from its message or, for an error inside a closure, its rendering.
+pub fn wanted_name(diagnostic: &Diagnostic) -> Option<String> {
+    let from = |text: &str| {
+        let at = text.find("Cannot find column '")?;
+        let name = text[at + "Cannot find column '".len()..]
+            .split('\'')
+            .next()?;
+        (!name.is_empty() && !name.contains(' ')).then(|| name.trim_end_matches('?').to_string())
+    };
+    from(&diagnostic.message).or_else(|| from(&diagnostic.rendered))
 }
 
 #[cfg(test)]
@@ -139,6 +190,16 @@ mod tests {
         }
     }
 
+    fn column_error(message: &str, rendered: &str) -> Diagnostic {
+        Diagnostic {
+            code: Some("nu::shell::eval_block_with_input".into()),
+            message: message.into(),
+            help: None,
+            labels: Vec::new(),
+            rendered: rendered.into(),
+        }
+    }
+
     #[test]
     fn a_nested_field_is_found_one_level_down() {
         let span = Span::test_data();
@@ -149,27 +210,69 @@ mod tests {
             }),
             "features" => Value::test_list(vec![]),
         });
-        let text = describe("open app.toml", 3, &toml, Some("version"));
-        assert!(
-            text.starts_with(
-                "`open app.toml` ($out.3) is a record: package {name, version}, features (list"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.ends_with("`version` is at `package.version`."),
-            "{text}"
+        let pipeline = "open app.toml | update version '1.3.0' | save -f app.toml";
+        let text = describe(pipeline, "open app.toml", 3, &toml, Some("version"));
+        assert_eq!(
+            text,
+            "`version` is at `package.version`: `open app.toml | update package.version '1.3.0' | save -f app.toml`\n`open app.toml` ($out.3) is a record: package {name, version}, features (list<any>)."
         );
         let table = Value::test_list(vec![Value::test_record(record! {
             "name" => Value::string("ann", span),
             "last_login" => Value::string("2023-01-01", span),
         })]);
-        let text = describe("open a.json", 0, &table, Some("modified"));
+        let text = describe(
+            "open a.json | where modified < 1",
+            "open a.json",
+            0,
+            &table,
+            Some("modified"),
+        );
         assert_eq!(
             text,
-            "`open a.json` ($out.0) is a table of 1 rows; columns: name (string), last_login (string)."
+            "`open a.json` ($out.0) is a table of 1 rows; columns: name (string), last_login (string). It has no `modified`."
         );
-        assert_eq!(wanted_name("Cannot find column 'version'"), Some("version"));
-        assert_eq!(wanted_name("Name not found"), None);
+        let text = describe("open a.json | where x", "open a.json", 0, &table, None);
+        assert!(!text.contains("It has no"), "{text}");
+    }
+
+    #[test]
+    fn the_wanted_column_is_read_from_the_error_or_the_closures() {
+        let direct = column_error("Cannot find column 'version'", "");
+        assert_eq!(wanted_name(&direct).as_deref(), Some("version"));
+        let inside = column_error(
+            "Eval block failed with pipeline input",
+            "Error: nu::shell::eval_block_with_input\n  x Eval block failed\nError: nu::shell::column_not_found\n  x Cannot find column 'total?'",
+        );
+        assert!(is_path_error(&inside));
+        assert_eq!(wanted_name(&inside).as_deref(), Some("total"));
+        let other = column_error("Name not found", "Error: nu::shell::name_not_found");
+        assert!(is_path_error(&other));
+        assert_eq!(wanted_name(&other), None);
+        let unrelated = column_error("Eval block failed", "Error: nu::shell::io::file_not_found");
+        assert!(!is_path_error(&unrelated));
+    }
+
+    #[test]
+    fn the_path_replaces_the_whole_word_after_the_source() {
+        assert_eq!(
+            with_path(
+                "open v.toml | get version",
+                "open v.toml",
+                "version",
+                "package.version"
+            )
+            .as_deref(),
+            Some("open v.toml | get package.version")
+        );
+        // Not inside a longer word, not in the file name.
+        assert_eq!(
+            with_path(
+                "open version.toml | get versions",
+                "open version.toml",
+                "version",
+                "a.version"
+            ),
+            None
+        );
     }
 }

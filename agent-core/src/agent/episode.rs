@@ -726,7 +726,7 @@ impl Agent {
                             ),
                         });
                         format!(
-                            "Not answered yet: your answer says `{verb}`, but no step that changes anything ran in this request (those that tried were blocked, denied or failed). Answer with what you did and did not do, and why."
+                            "Not answered yet: your answer says `{verb}`, but no step that changes anything ran in this request (those that tried were blocked, denied or failed; a file is written with `save -f file`). Do it now, or answer with what you did and did not do, and why."
                         )
                     }
                     Action::Answer { text, .. }
@@ -1323,10 +1323,11 @@ impl Agent {
             observed.push_str(&hint);
         } else if status == StepStatus::Failed
             && let Some(diagnostic) = &ran.outcome.error
-            && let Some(shape) = self.data_shape(pipeline, diagnostic, cancel)
+            && let Some(shape) = self.data_shape(pipeline, Some(diagnostic), cancel)
         {
-            observed.push('\n');
-            observed.push_str(&shape);
+            // What to write instead comes first: a small model reads the
+            // top of a long error.
+            observed = format!("{shape}\n{observed}");
         } else if status == StepStatus::Failed
             && let Some(diagnostic) = &ran.outcome.error
             && let Some(hint) = repair::failure_hint(pipeline, diagnostic)
@@ -1345,6 +1346,11 @@ impl Agent {
             observed.push('\n');
             observed.push_str(&hint);
         } else if status == StepStatus::Ok
+            && let Some(hint) = repair::false_friend_hint(pipeline, is_empty(&ran.outcome.value))
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
+        } else if status == StepStatus::Ok
             && let Some(hint) = repair::folder_size_hint(pipeline, &ran.outcome.value)
         {
             observed.push('\n');
@@ -1355,6 +1361,12 @@ impl Agent {
         {
             observed.push('\n');
             observed.push_str(&hint);
+        } else if status == StepStatus::Ok
+            && is_empty(&ran.outcome.value)
+            && let Some(shape) = self.data_shape(pipeline, None, cancel)
+        {
+            observed.push_str("\nNothing matched. ");
+            observed.push_str(&shape);
         }
         let text = match &ran.notice {
             Some(notice) => format!("Note: {notice}.\n{observed}"),
@@ -1365,18 +1377,25 @@ impl Agent {
 }
 
 impl Agent {
-    /// For a step that failed on a column or cell path of the data file
-    /// it opened: that file read again (when the policy lets it run
-    /// without a question) and its shape told (see [`data_shape`]).
+    /// For a step over the data file it opened that failed on a column or
+    /// cell path (`error`), or found nothing (`error` is `None`): that file
+    /// read again (when the policy lets it run without a question) and its
+    /// shape told (see [`data_shape`]).
     fn data_shape(
         &mut self,
         pipeline: &str,
-        diagnostic: &crate::shell::Diagnostic,
+        error: Option<&crate::shell::Diagnostic>,
         cancel: &CancelToken,
     ) -> Option<String> {
-        if !data_shape::is_path_error(diagnostic.code.as_deref()) {
-            return None;
-        }
+        let wanted = match error {
+            Some(diagnostic) => {
+                if !data_shape::is_path_error(diagnostic) {
+                    return None;
+                }
+                data_shape::wanted_name(diagnostic)
+            }
+            None => None,
+        };
         let source = data_shape::opened_file(pipeline)?;
         if source == pipeline.trim() {
             return None;
@@ -1394,10 +1413,11 @@ impl Agent {
             return None;
         }
         Some(data_shape::describe(
+            pipeline,
             source,
             ran.outcome.index,
             &ran.outcome.value,
-            data_shape::wanted_name(&diagnostic.message),
+            wanted.as_deref(),
         ))
     }
 }
@@ -1482,6 +1502,8 @@ const HARNESS_PHRASES: &[&str] = &[
     "Fix the pipeline and call `nu` again",
     "this same pipeline failed at step",
     "Call `answer` now",
+    "nu::shell::",
+    "nu::parser::",
 ];
 
 /// What the model is told when its answer leaves out that the policy

@@ -359,6 +359,34 @@ pub fn folder_size_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<St
     })
 }
 
+/// For a pipeline that ran: a command whose Nushell meaning is not the
+/// one a shell user expects, used the shell's way, so the run did not do
+/// what it meant:
+/// - `rename` on file names (`each { rename $in.name x }`): Nushell's
+///   renames a table's columns; nothing was renamed on disk;
+/// - `du /` for free space: it adds up what every file uses;
+/// - a path into `.git` that found nothing: a repository is read with git.
+pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> {
+    let words: Vec<&str> = pipeline
+        .split(|c: char| c.is_whitespace() || "|;(){}".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let renames_files = words.windows(2).any(|w| {
+        w[0] == "rename"
+            && (w[1].contains(".name") || w[1].starts_with("$it") || w[1].starts_with("$in"))
+    });
+    if renames_files {
+        return Some("Note: Nushell's `rename` renames a table's columns; no file was renamed. A file is renamed with `mv`: `ls *.a | each {|f| mv $f.name ($f.name | str replace '.a' '.b') }`.".to_string());
+    }
+    if words.windows(2).any(|w| w[0] == "du" && w[1] == "/") {
+        return Some("Note: `du /` adds up what the files under / use; the free and total space of each disk is `sys disks` (columns mount, total, free).".to_string());
+    }
+    let into_git = words
+        .iter()
+        .any(|w| *w == ".git" || w.starts_with(".git/") || w.contains("/.git/"));
+    (found_nothing && into_git).then(|| GIT_FORMS.to_string())
+}
+
 /// For a pipeline with `group-by` that failed or did not parse: the
 /// Nushell form of a total (or average, or count) per group, written with
 /// the model's own group column and, where the pipeline names one, its
@@ -401,7 +429,7 @@ pub fn per_group_hint(pipeline: &str) -> Option<String> {
 const TABLE_COLUMNS: &[(&str, &str)] = &[
     (
         "ls",
-        "name, type, size, modified (an extension: `where name ends-with '.txt'`; a file's folder: `path dirname`)",
+        "name, type, size, modified (an extension: `where name ends-with '.txt'`, each one's: `get name | path parse | get extension`; a file's folder: `path dirname`)",
     ),
     ("ps", "pid, ppid, name, status, cpu, mem, virtual"),
     (
@@ -712,6 +740,19 @@ mod tests {
         assert_eq!(folder_size_hint("ls --du | sort-by size", &folders), None);
         assert_eq!(folder_size_hint("ls -ld */ | sort-by size", &folders), None);
         assert_eq!(folder_size_hint("ls | where type == dir", &folders), None);
+    }
+
+    #[test]
+    fn commands_used_the_shells_way_are_pointed_out() {
+        let note = false_friend_hint("ls **/*.jpeg | each { rename $in.name .jpg }", false);
+        assert!(note.is_some_and(|n| n.contains("`mv`")));
+        let note = false_friend_hint("du / | get physical", false);
+        assert!(note.is_some_and(|n| n.contains("`sys disks`")));
+        let note = false_friend_hint("open .git/refs/heads/main | lines | where $it =~ 'x'", true);
+        assert!(note.is_some_and(|n| n.contains("^git log")));
+        assert_eq!(false_friend_hint("open .git/HEAD", false), None);
+        assert_eq!(false_friend_hint("open t.csv | rename a b", false), None);
+        assert_eq!(false_friend_hint("du src", false), None);
     }
 
     #[test]

@@ -30,7 +30,7 @@
             _ => { return {ok: false, reason: $"no table came back with the answer: ($data | to nuon)"} }
         }
         if ($rows | length) != 4 {
-            return {ok: false, reason: $"expected 4 rows (one per region), got ($rows | length): ($data | to nuon)"}
+            return {ok: false, reason: $"expected 4 rows \(one per region), got ($rows | length): ($data | to nuon)"}
         }
         for region in ($want | columns) {
             let total = $want | get $region
