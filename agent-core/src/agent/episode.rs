@@ -167,6 +167,9 @@ pub struct Agent {
     state: AgentState,
     /// The `$out` index the last answer returned.
     answered_out: Option<usize>,
+    /// The engine's message for the last step that failed or did not
+    /// parse (for an answer the loop must give itself).
+    last_error: Option<String>,
     /// Model turns the last request took.
     last_steps: usize,
     /// Starts `background: true` steps as jobs; without one they run in
@@ -233,6 +236,7 @@ impl Agent {
             inbox_sender,
             state: AgentState::Thinking,
             answered_out: None,
+            last_error: None,
             last_steps: 0,
             may_have_changed: false,
             background: None,
@@ -698,7 +702,7 @@ impl Agent {
                             step,
                             message: "the answer repeated a message again; the steps' own outcome is the answer".into(),
                         });
-                        return self.outcome_answer(last_stop.as_deref(), last_result, failed.last().map(|(_, _, e)| e.as_str()));
+                        return self.outcome_answer(last_stop.as_deref(), last_result, self.last_error.clone().as_deref());
                     }
                     Action::Answer { text, .. } if !echo_told && self.echoes_a_message(&text) => {
                         echo_told = true;
@@ -1314,6 +1318,13 @@ impl Agent {
             self.options.observe_tokens,
             self.options.observe,
         );
+        // A read that gave nothing (a change gives nothing by design).
+        let found_nothing = is_empty(&ran.outcome.value) && !may_change(&decision);
+        if matches!(status, StepStatus::Failed | StepStatus::Unparsable)
+            && let Some(diagnostic) = &ran.outcome.error
+        {
+            self.last_error = Some(diagnostic.message.clone());
+        }
         if status == StepStatus::Unparsable
             && let Some(diagnostic) = &ran.outcome.error
             && let Some(hint) =
@@ -1346,7 +1357,12 @@ impl Agent {
             observed.push('\n');
             observed.push_str(&hint);
         } else if status == StepStatus::Ok
-            && let Some(hint) = repair::false_friend_hint(pipeline, is_empty(&ran.outcome.value))
+            && let Some(hint) = repair::false_friend_hint(pipeline, found_nothing)
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
+        } else if status == StepStatus::Ok
+            && let Some(hint) = repair::lost_rows_hint(pipeline, &ran.outcome.value)
         {
             observed.push('\n');
             observed.push_str(&hint);
@@ -1356,13 +1372,13 @@ impl Agent {
             observed.push('\n');
             observed.push_str(&hint);
         } else if status == StepStatus::Ok
-            && is_empty(&ran.outcome.value)
+            && found_nothing
             && let Some(hint) = repair::this_folder_only_hint(pipeline, &ran.outcome.cwd)
         {
             observed.push('\n');
             observed.push_str(&hint);
         } else if status == StepStatus::Ok
-            && is_empty(&ran.outcome.value)
+            && found_nothing
             && let Some(shape) = self.data_shape(pipeline, None, cancel)
         {
             observed.push_str("\nNothing matched. ");

@@ -12,6 +12,10 @@
 //! - text made a date by calling `date` on it (`date '2024-01-01'`), which
 //!   is `('2024-01-01' | into datetime)`;
 //! - `split ' '` without its subcommand, which is `split row ' '`;
+//! - Python's string methods on a value (`$f.name.split('.')[-1]`,
+//!   `$in.name.replace('a', 'b')`): `($f.name | split row '.' | last)`;
+//! - `rename $f.name new` in a closure over files: Nushell's `rename`
+//!   renames columns; a file is renamed with `mv`;
 //! - an aggregate written as a function of a column, as in SQL or pandas
 //!   (`math sum(total)`, `math avg price`): `get total | math sum`, and
 //!   right after `group-by region` the same per group.
@@ -30,11 +34,22 @@ pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)>
         notes.push("columns are separated by spaces: `select a b`".to_string());
         text = fixed;
     }
+    if let Some(fixed) = files_renamed_with_mv(&text) {
+        notes.push("`rename` renames columns; a file is renamed with `mv`".to_string());
+        text = fixed;
+    }
     if parses {
         return (!notes.is_empty()).then_some((text, notes));
     }
     if let Some(fixed) = date_of_text(&text) {
         notes.push("text becomes a date with `into datetime`".to_string());
+        text = fixed;
+    }
+    if let Some(fixed) = without_python_methods(&text) {
+        notes.push(
+            "a value goes through commands, not methods: `($f.name | split row '.' | last)`"
+                .to_string(),
+        );
         text = fixed;
     }
     if let Some(fixed) = aggregate_of_column(&text) {
@@ -268,6 +283,146 @@ pub fn split_row(pipeline: &str) -> Option<String> {
         }
     }
     splice(&chars, &replaced)
+}
+
+/// `pipeline` with `rename $x.name …` (a file's name as the column to
+/// rename) inside a closure written `mv $x.name …`; `None` when there is
+/// none.
+pub fn files_renamed_with_mv(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut replaced = Vec::new();
+    for (start, end) in command_words(&chars, &code) {
+        let name: String = chars[start..end].iter().collect();
+        if name != "rename" {
+            continue;
+        }
+        let rest: String = chars[end..].iter().collect();
+        let first = rest.split_whitespace().next().unwrap_or_default();
+        let in_closure = chars[..start].iter().filter(|&&c| c == '{').count()
+            > chars[..start].iter().filter(|&&c| c == '}').count();
+        if in_closure && first.starts_with('$') && first.ends_with(".name") {
+            replaced.push((start, end, "mv".to_string()));
+        }
+    }
+    splice(&chars, &replaced)
+}
+
+/// Python's string methods and the Nushell command for each.
+const PYTHON_METHODS: &[(&str, &str, usize)] = &[
+    ("split", "split row", 1),
+    ("replace", "str replace --all", 2),
+    ("lower", "str downcase", 0),
+    ("upper", "str upcase", 0),
+    ("strip", "str trim", 0),
+    ("startswith", "str starts-with", 1),
+    ("endswith", "str ends-with", 1),
+];
+
+/// `pipeline` with each `$value.method(args)[index]` of a
+/// [`PYTHON_METHODS`] method written `($value | command args | last)`;
+/// `None` when there is none.
+pub fn without_python_methods(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut replaced = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !(code[i] && chars[i] == '$') {
+            i += 1;
+            continue;
+        }
+        let path_end = (i + 1..chars.len())
+            .find(|&j| !(chars[j].is_alphanumeric() || matches!(chars[j], '_' | '.' | '-')))
+            .unwrap_or(chars.len());
+        let path: String = chars[i..path_end].iter().collect();
+        let Some((value, method)) = path.rsplit_once('.') else {
+            i = path_end;
+            continue;
+        };
+        let known = PYTHON_METHODS.iter().find(|(m, ..)| *m == method);
+        let (Some((_, command, arity)), Some('(')) = (known, chars.get(path_end)) else {
+            i = path_end;
+            continue;
+        };
+        let Some(close) = matching_paren(&chars, &code, path_end) else {
+            break;
+        };
+        let inside: String = chars[path_end + 1..close].iter().collect();
+        let args = split_arguments(&inside);
+        if args.len() != *arity {
+            i = close + 1;
+            continue;
+        }
+        let mut nushell = format!("({value} | {command}");
+        for arg in &args {
+            nushell.push(' ');
+            nushell.push_str(arg);
+        }
+        let mut end = close + 1;
+        // `[-1]`, `[0]`, `[2]` after it.
+        if chars.get(end) == Some(&'[')
+            && let Some(index_end) = (end + 1..chars.len()).find(|&j| chars[j] == ']')
+        {
+            let index: String = chars[end + 1..index_end].iter().collect();
+            let taken = match index.trim().parse::<i64>() {
+                Ok(-1) => Some(" | last".to_string()),
+                Ok(0) => Some(" | first".to_string()),
+                Ok(n) if n > 0 => Some(format!(" | get {n}")),
+                _ => None,
+            };
+            if let Some(taken) = taken {
+                nushell.push_str(&taken);
+                end = index_end + 1;
+            }
+        }
+        nushell.push(')');
+        replaced.push((i, end, nushell));
+        i = end;
+    }
+    splice(&chars, &replaced)
+}
+
+/// The `)` closing the `(` at `open`, outside strings.
+fn matching_paren(chars: &[char], code: &[bool], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in open..chars.len() {
+        if !code[i] {
+            continue;
+        }
+        match chars[i] {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The comma-separated arguments of a call, each trimmed (commas inside
+/// strings stay).
+fn split_arguments(inside: &str) -> Vec<String> {
+    let chars: Vec<char> = inside.chars().collect();
+    let code = outside_strings(&chars);
+    let mut args = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if code[i] && c == ',' {
+            args.push(current.trim().to_string());
+            current.clear();
+        } else {
+            current.push(c);
+        }
+    }
+    if !current.trim().is_empty() {
+        args.push(current.trim().to_string());
+    }
+    args
 }
 
 /// The aggregates of `math` a column is handed to.
@@ -655,6 +810,49 @@ mod tests {
         assert_eq!(aggregate_of_column("[1 2] | math sum"), None);
         assert_eq!(aggregate_of_column("math round --precision 2"), None);
         assert_eq!(aggregate_of_column("each { math sum(x) }"), None);
+    }
+
+    #[test]
+    fn python_methods_become_commands() {
+        assert_eq!(
+            without_python_methods("ls | each {|f| {file: $f.name, ext: $f.name.split('.')[-1]}}")
+                .as_deref(),
+            Some("ls | each {|f| {file: $f.name, ext: ($f.name | split row '.' | last)}}")
+        );
+        assert_eq!(
+            without_python_methods(
+                "ls *.jpeg | each { mv $in.name $in.name.replace('.jpeg', '.jpg') }"
+            )
+            .as_deref(),
+            Some("ls *.jpeg | each { mv $in.name ($in.name | str replace --all '.jpeg' '.jpg') }")
+        );
+        assert_eq!(
+            without_python_methods("$x.lower() == 'a'").as_deref(),
+            Some("($x | str downcase) == 'a'")
+        );
+        // Not a known method, the wrong number of arguments, a column.
+        assert_eq!(without_python_methods("$x.frob('a')"), None);
+        assert_eq!(without_python_methods("$x.split()"), None);
+        assert_eq!(without_python_methods("$f.name | str length"), None);
+        assert_eq!(without_python_methods("'$x.split(1)'"), None);
+    }
+
+    #[test]
+    fn a_file_renamed_with_rename_is_moved() {
+        assert_eq!(
+            files_renamed_with_mv(
+                "ls *.jpeg | each { rename $in.name ($in.name | str replace '.jpeg' '.jpg') }"
+            )
+            .as_deref(),
+            Some("ls *.jpeg | each { mv $in.name ($in.name | str replace '.jpeg' '.jpg') }")
+        );
+        assert_eq!(
+            files_renamed_with_mv("ls | each {|f| rename $f.name x }").as_deref(),
+            Some("ls | each {|f| mv $f.name x }")
+        );
+        // Columns renamed as Nushell means it.
+        assert_eq!(files_renamed_with_mv("open a.csv | rename a b"), None);
+        assert_eq!(files_renamed_with_mv("rename $c.name x"), None);
     }
 
     #[test]

@@ -387,6 +387,31 @@ pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> 
     (found_nothing && into_git).then(|| GIT_FORMS.to_string())
 }
 
+/// For a pipeline that ran `each` over files (`ls … | each { … }`) and
+/// got plain values back (numbers, text): the list no longer says which
+/// file each value belongs to.
+pub fn lost_rows_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<String> {
+    let first = pipeline.split('|').next()?.trim();
+    if !(first == "ls" || first.starts_with("ls ") || first.starts_with("glob "))
+        || !pipeline.contains("each {")
+    {
+        return None;
+    }
+    let nu_protocol::Value::List { vals, .. } = value else {
+        return None;
+    };
+    let plain = vals.len() > 1
+        && vals.iter().all(|v| {
+            !matches!(
+                v,
+                nu_protocol::Value::Record { .. } | nu_protocol::Value::List { .. }
+            )
+        });
+    plain.then(|| {
+        "Note: these values no longer say which file each is for. Give each file a row: `each {|f| {file: $f.name, n: (...)} }`.".to_string()
+    })
+}
+
 /// For a pipeline with `group-by` that failed or did not parse: the
 /// Nushell form of a total (or average, or count) per group, written with
 /// the model's own group column and, where the pipeline names one, its
@@ -740,6 +765,26 @@ mod tests {
         assert_eq!(folder_size_hint("ls --du | sort-by size", &folders), None);
         assert_eq!(folder_size_hint("ls -ld */ | sort-by size", &folders), None);
         assert_eq!(folder_size_hint("ls | where type == dir", &folders), None);
+    }
+
+    #[test]
+    fn values_that_lost_their_file_are_pointed_out() {
+        use nu_protocol::{Value, record};
+        let numbers = Value::test_list(vec![Value::test_int(4), Value::test_int(5)]);
+        let hint = lost_rows_hint(
+            "ls logs/*.log | each { open $in.name | lines | length }",
+            &numbers,
+        );
+        assert!(hint.is_some_and(|h| h.contains("{file: $f.name")));
+        let rows = Value::test_list(vec![Value::test_record(
+            record! { "n" => Value::test_int(1) },
+        )]);
+        assert_eq!(lost_rows_hint("ls | each {|f| {n: 1} }", &rows), None);
+        assert_eq!(
+            lost_rows_hint("open a.log | lines | each { str length }", &numbers),
+            None
+        );
+        assert_eq!(lost_rows_hint("ls | get size", &numbers), None);
     }
 
     #[test]
