@@ -55,11 +55,11 @@ const NUSHELL: &str = "Nushell is not bash: commands give tables; filter them wi
 - Data files open as tables or records: `open f.csv | get price | math avg`, `open f.json | get server.port`.
 - Text files open as text: `open app.log | lines | where $it =~ 'ERROR' | length`.
 - `length`, `math sum`, `math avg`, `math max`; counts per value: `get type | uniq --count`.
-- A table of your own, a row per item: `ls *.csv | each {|f| {file: $f.name, rows: (open $f.name | length)} }`.
-- System: `ps` (pid name cpu mem), `sys cpu | length`, `sys mem`, `sys disks` (free space), `^ss -tln` (listening ports).
-- Programs: `^git log --format='%h %an %s' | lines`; their output is text.
+- A row per item: `ls *.csv | each {|f| {file: $f.name, rows: (open $f.name | length)} }`.
+- System: `ps` (pid name cpu mem), `sys cpu | length`, `sys mem`, `sys disks` (free space), `^ss -tln` (open ports).
+- Programs: `^git log --format='%h %an %s' | lines` (text).
 - Changes: `rm f`, `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.tmp | each { rm $in.name }`.
-- bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`; `cat f` -> `open f`.
+- bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`.
 - `$out.N` holds step N's full value.
 - An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
 
@@ -121,7 +121,7 @@ fn words(text: &str) -> String {
 fn rules(kind: PromptKind) -> &'static str {
     match kind {
         PromptKind::Task => {
-            "Rules: find facts by running pipelines; answer only with what results show, never guesses. Change or delete only what the task asks. The user's policy decides what runs: a denied or blocked step is final; answer saying what you did not do and why. Answer in a few plain sentences that name what you found (the files, names, numbers themselves); when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
+            "Rules: find facts by running pipelines; answer only with what results show, never guesses. Change or delete only what the task asks. The user's policy decides what runs: a denied or blocked step is final; answer saying what you did not do and why. Answer in a few plain sentences that name what you found (files, names, numbers); when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
         }
         PromptKind::Explain { .. } => {
             "Rules: be concrete: name columns, values and what stands out; say what each command of a pipeline does and what it returns."
@@ -209,7 +209,7 @@ mod tests {
     #[test]
     fn the_prompts_nushell_leaves_bash_out() {
         let examples = prompt_examples();
-        assert!(examples.contains(&"a; b") && examples.contains(&"open f"));
+        assert!(examples.contains(&"a; b") && examples.contains(&"(cmd)"));
         assert!(!examples.contains(&"a && b") && !examples.contains(&"cat f"));
         assert_eq!(
             examples.last(),
