@@ -383,27 +383,6 @@ pub fn without_python_methods(pipeline: &str) -> Option<String> {
     splice(&chars, &replaced)
 }
 
-/// The `)` closing the `(` at `open`, outside strings.
-fn matching_paren(chars: &[char], code: &[bool], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for i in open..chars.len() {
-        if !code[i] {
-            continue;
-        }
-        match chars[i] {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 /// The comma-separated arguments of a call, each trimmed (commas inside
 /// strings stay).
 fn split_arguments(inside: &str) -> Vec<String> {
@@ -593,20 +572,29 @@ fn command_words(chars: &[char], code: &[bool]) -> Vec<(usize, usize)> {
 
 /// The `}` closing the `{` at `open`, outside strings.
 fn matching_brace(chars: &[char], code: &[bool], open: usize) -> Option<usize> {
+    matching(chars, code, open, ('{', '}'))
+}
+
+/// The `)` closing the `(` at `open`, outside strings.
+fn matching_paren(chars: &[char], code: &[bool], open: usize) -> Option<usize> {
+    matching(chars, code, open, ('(', ')'))
+}
+
+/// The closing bracket of `pair` for its opening one at `open`, outside
+/// strings.
+fn matching(chars: &[char], code: &[bool], open: usize, pair: (char, char)) -> Option<usize> {
     let mut depth = 0usize;
     for i in open..chars.len() {
         if !code[i] {
             continue;
         }
-        match chars[i] {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
+        if chars[i] == pair.0 {
+            depth += 1;
+        } else if chars[i] == pair.1 {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return Some(i);
             }
-            _ => {}
         }
     }
     None
