@@ -267,6 +267,45 @@ fn a_blocked_step_does_not_run() {
 }
 
 #[test]
+fn a_block_is_followed_by_an_answer_and_a_false_one_is_replaced() {
+    let policy = Policy {
+        block: vec![agent_core::policy::Pattern::new("mkdir *").unwrap()],
+        ..Policy::default()
+    };
+    let mut ep = episode(
+        vec![
+            nu("mkdir blocked"),
+            nu("mkdir blocked2"),
+            answer("The folder is there now; I created it."),
+            answer("Done: the folder is there now."),
+            answer("All set."),
+        ],
+        policy,
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("make a dir", &CancelToken::new());
+    // Nothing gets past a block: the next turn offered only `answer`, so
+    // the second `mkdir` was never a step. The false answers were sent
+    // back once for each reason (a change no step made, the stop left
+    // out); the third is replaced by what the steps show.
+    assert_eq!(ep.statuses(), vec![StepStatus::Blocked]);
+    let Ending::Answered { text, data: None } = ending else {
+        panic!("{ending:?}");
+    };
+    assert!(
+        text.starts_with("I did not do it: the policy stopped the step"),
+        "{text}"
+    );
+    assert!(
+        ep.repaired()
+            .iter()
+            .any(|r| r.contains("contradicts the steps")),
+        "{:?}",
+        ep.repaired()
+    );
+}
+
+#[test]
 fn the_step_limit_ends_the_loop() {
     let options = AgentOptions {
         max_steps: 2,

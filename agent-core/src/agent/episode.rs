@@ -782,6 +782,26 @@ impl Agent {
                         });
                         HOLLOW_ANSWER.to_string()
                     }
+                    // No turn left to send it back: an answer that
+                    // claims a change no step made, or leaves out what the
+                    // policy stopped, is replaced by the steps' own account.
+                    Action::Answer { text, .. }
+                        if answer_only
+                            && self.options.kind == PromptKind::Task
+                            && ((stops > 0 && !grounding::says_not_done(&text))
+                                || (!self.may_have_changed
+                                    && grounding::claimed_change(&text).is_some())) =>
+                    {
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "the last answer contradicts the steps; the steps' own outcome is the answer".into(),
+                        });
+                        return self.outcome_answer(
+                            last_stop.as_deref(),
+                            last_result,
+                            self.last_error.clone().as_deref(),
+                        );
+                    }
                     Action::Answer { text, out } => match out {
                         None => return self.answer_with_last_table(text, last_result),
                         Some(n) => match self.shell.out(n) {
