@@ -374,6 +374,8 @@ impl Agent {
         let mut stopped_calls: Vec<String> = Vec::new();
         // What the last stopped step was told (its first line).
         let mut last_stop: Option<String> = None;
+        // An earlier request's error is not this one's.
+        self.last_error = None;
         // An answer was already sent back for facts no result shows.
         let mut grounding_asked = false;
         // The model was told this turn is for `answer` only.
@@ -702,7 +704,7 @@ impl Agent {
                             step,
                             message: "the answer repeated a message again; the steps' own outcome is the answer".into(),
                         });
-                        return self.outcome_answer(last_stop.as_deref(), last_result, self.last_error.clone().as_deref());
+                        return self.outcome_answer(last_stop.as_deref(), last_result);
                     }
                     Action::Answer { text, .. } if !echo_told && self.echoes_a_message(&text) => {
                         echo_told = true;
@@ -796,11 +798,7 @@ impl Agent {
                             step,
                             message: "the last answer contradicts the steps; the steps' own outcome is the answer".into(),
                         });
-                        return self.outcome_answer(
-                            last_stop.as_deref(),
-                            last_result,
-                            self.last_error.clone().as_deref(),
-                        );
+                        return self.outcome_answer(last_stop.as_deref(), last_result);
                     }
                     Action::Answer { text, out } => match out {
                         None => return self.answer_with_last_table(text, last_result),
@@ -867,13 +865,8 @@ impl Agent {
 
     /// The answer the steps give when the model cannot: what the policy
     /// stopped (`stopped`, the first line it was told), else the last
-    /// result (`last_result`) as data, else the last failure.
-    fn outcome_answer(
-        &mut self,
-        stopped: Option<&str>,
-        last_result: Option<usize>,
-        last_failure: Option<&str>,
-    ) -> Ending {
+    /// result (`last_result`) as data, else the engine's last error.
+    fn outcome_answer(&mut self, stopped: Option<&str>, last_result: Option<usize>) -> Ending {
         if let Some(stopped) = stopped {
             self.answered_out = None;
             return Ending::Answered {
@@ -890,7 +883,7 @@ impl Agent {
         }
         self.answered_out = None;
         Ending::Answered {
-            text: match last_failure {
+            text: match &self.last_error {
                 Some(failure) => format!("I could not finish the task: {failure}"),
                 None => "I could not finish the task.".to_string(),
             },
@@ -1372,31 +1365,15 @@ impl Agent {
             observed.push('\n');
             observed.push_str(&hint);
         } else if status == StepStatus::Ok
-            && let Some(hint) = repair::bare_size_hint(pipeline)
+            && let Some(note) = repair::result_note(
+                pipeline,
+                &ran.outcome.value,
+                found_nothing,
+                &ran.outcome.cwd,
+            )
         {
             observed.push('\n');
-            observed.push_str(&hint);
-        } else if status == StepStatus::Ok
-            && let Some(hint) = repair::false_friend_hint(pipeline, found_nothing)
-        {
-            observed.push('\n');
-            observed.push_str(&hint);
-        } else if status == StepStatus::Ok
-            && let Some(hint) = repair::lost_rows_hint(pipeline, &ran.outcome.value)
-        {
-            observed.push('\n');
-            observed.push_str(&hint);
-        } else if status == StepStatus::Ok
-            && let Some(hint) = repair::folder_size_hint(pipeline, &ran.outcome.value)
-        {
-            observed.push('\n');
-            observed.push_str(&hint);
-        } else if status == StepStatus::Ok
-            && found_nothing
-            && let Some(hint) = repair::this_folder_only_hint(pipeline, &ran.outcome.cwd)
-        {
-            observed.push('\n');
-            observed.push_str(&hint);
+            observed.push_str(&note);
         } else if status == StepStatus::Ok
             && found_nothing
             && let Some(shape) = self.data_shape(pipeline, None, cancel)
@@ -1410,9 +1387,7 @@ impl Agent {
         };
         (text, status)
     }
-}
 
-impl Agent {
     /// For a step over the data file it opened that failed on a column or
     /// cell path (`error`), or found nothing (`error` is `None`): that file
     /// read again (when the policy lets it run without a question) and its

@@ -275,6 +275,28 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
     into_git.then(|| GIT_FORMS.to_string())
 }
 
+/// The first note a pipeline that ran needs about its result (see each
+/// hint): a size compared with a bare number, a command used the shell's
+/// way, values that lost their file, folder sizes from `ls`, nothing
+/// found by `ls` in one folder (`found_nothing`: a read that gave
+/// nothing, in `cwd`).
+pub fn result_note(
+    pipeline: &str,
+    value: &nu_protocol::Value,
+    found_nothing: bool,
+    cwd: &std::path::Path,
+) -> Option<String> {
+    bare_size_hint(pipeline)
+        .or_else(|| false_friend_hint(pipeline, found_nothing))
+        .or_else(|| lost_rows_hint(pipeline, value))
+        .or_else(|| folder_size_hint(pipeline, value))
+        .or_else(|| {
+            found_nothing
+                .then(|| this_folder_only_hint(pipeline, cwd))
+                .flatten()
+        })
+}
+
 /// For a pipeline that ran: a comparison of a file size with a bare
 /// number (`where size == 0`, `size > 1000`) does not compare sizes in
 /// Nushell (`size == 0` is never true), so the result is not what it seems.
@@ -647,18 +669,7 @@ mod tests {
     #[test]
     fn an_argument_to_a_family_of_subcommands_gets_the_subcommands() {
         let engine = Engine::standard();
-        let at = |column: usize| Diagnostic {
-            code: Some("nu::parser::extra_positional".into()),
-            message: "Extra positional argument.".into(),
-            help: None,
-            labels: vec![DiagnosticLabel {
-                text: String::new(),
-                line: 1,
-                column,
-                snippet: String::new(),
-            }],
-            rendered: String::new(),
-        };
+        let at = |column: usize| failed("nu::parser::extra_positional", column);
         let hint = usage_hint(engine.state(), "sys tcp | where state == 'LISTEN'", &at(5))
             .unwrap_or_default();
         assert!(
