@@ -2,7 +2,7 @@
 # The whole test suite: installs what the tests need (the nu 0.115.1 host,
 # the test model, llama-cpp-python's OpenAI-compatible server, the MCP
 # Python SDK) into
-# ~/.cache/nu-agent, then runs every test.
+# ~/.cache/nu-agent, then runs every test (and nu-scripts/portable-cpu-check.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +16,14 @@ export NU_AGENT_TEST_NU NU_AGENT_TEST_MODEL NU_AGENT_LLAMA_CPP_PYTHON NU_AGENT_M
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
+# The portable build (CPU variants as modules) first: it builds its own
+# nu-agent, then puts the CPU-only one back for the tests below.
+portable=0
+bash nu-scripts/portable-cpu-check.sh "$NU_AGENT_TEST_MODEL" || portable=$?
 cargo test --workspace --all-targets --no-fail-fast "$@" 2>&1 | tee "$log" || status=$?
-# One closing line for the whole suite, pass or fail.
-awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+[ "$portable" -eq 0 ] || status=1
+# One closing line for the whole suite, pass or fail (the portable check
+# counts as one test).
+awk -v portable="$portable" '/^test result:/ { p += $4; f += $6 }
+  END { if (portable == 0) p++; else f++; printf "tests: %d passed, %d failed\n", p, f }' "$log"
 exit "$status"

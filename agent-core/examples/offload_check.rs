@@ -17,11 +17,10 @@ use std::{
     time::Instant,
 };
 
-use agent_core::llm::{compiled_backends, detect_gpus};
+use agent_core::llm::{compiled_backends, cpu_variant, detect_gpus, llama_backend};
 use llama_cpp_2::{
     context::params::LlamaContextParams,
     list_llama_ggml_backend_devices,
-    llama_backend::LlamaBackend,
     llama_batch::LlamaBatch,
     model::{LlamaModel, params::LlamaModelParams},
     sampling::LlamaSampler,
@@ -69,6 +68,9 @@ fn offloaded_layers() -> Option<(u32, u32)> {
 }
 
 fn main() -> Result<ExitCode, Box<dyn Error>> {
+    if let Some(status) = cpu_variant::check_if_asked() {
+        std::process::exit(status);
+    }
     let model_path = match std::env::args_os().nth(1) {
         Some(path) => PathBuf::from(path),
         None => std::env::home_dir()
@@ -83,13 +85,16 @@ fn main() -> Result<ExitCode, Box<dyn Error>> {
         .into());
     }
 
+    // The backend as the agent starts it (a portable build picks and checks
+    // its CPU variant), then llama.cpp's log to read the offload report.
+    let backend = llama_backend()?;
     // SAFETY: the callback is a plain function that only reads the string
     // it is given; it stays valid for the life of the process.
     unsafe { llama_cpp_sys_2::llama_log_set(Some(capture_log), std::ptr::null_mut()) };
-    let backend = LlamaBackend::init()?;
 
     println!("compiled GPU backends: {:?}", compiled_backends());
     println!("GPUs on this machine: {:?}", detect_gpus());
+    println!("CPU backend: {:?}", cpu_variant::cpu_backend());
     println!("ggml devices:");
     let devices = list_llama_ggml_backend_devices();
     for dev in &devices {
@@ -107,7 +112,7 @@ fn main() -> Result<ExitCode, Box<dyn Error>> {
 
     let started = Instant::now();
     let params = LlamaModelParams::default().with_n_gpu_layers(999);
-    let model = LlamaModel::load_from_file(&backend, &model_path, &params)?;
+    let model = LlamaModel::load_from_file(backend, &model_path, &params)?;
     println!(
         "loaded {} ({} layers) in {:.2}s",
         model_path.display(),
@@ -127,7 +132,7 @@ fn main() -> Result<ExitCode, Box<dyn Error>> {
         .with_n_ctx(NonZeroU32::new(512))
         .with_n_threads(threads)
         .with_n_threads_batch(threads);
-    let mut ctx = model.new_context(&backend, ctx_params)?;
+    let mut ctx = model.new_context(backend, ctx_params)?;
     for line in log_lines(|l| l.contains("offload") || l.contains("buffer size")) {
         println!("  llama.cpp: {}", line.trim());
     }

@@ -17,6 +17,10 @@ fn main() {
     {
         std::process::exit(sandbox::worker_main(worker_engine));
     }
+    // A portable build checks each CPU variant in a copy of itself.
+    if let Some(status) = agent_core::llm::cpu_variant::check_if_asked() {
+        std::process::exit(status);
+    }
     nu_plugin::serve_plugin(
         &nu_plugin_agent::AgentPlugin::new(),
         nu_plugin::MsgPackSerializer,

@@ -7,7 +7,10 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
-use agent_core::llm::{GpuReport, ModelFacts, ModelRow, ModelSettings, Progress, Pulled, Resident};
+use agent_core::llm::{
+    GpuReport, ModelFacts, ModelRow, ModelSettings, Progress, Pulled, Resident,
+    cpu_variant::CpuBackend,
+};
 use nu_protocol::{Record, Span, Value};
 
 fn text(value: Option<&str>, span: Span) -> Value {
@@ -131,9 +134,29 @@ pub fn gpus_value(report: &GpuReport, span: Span) -> Value {
     )
 }
 
+/// The CPU code in use: `variant`, `path` (a portable build's module) and
+/// `skipped` (variants that failed their check, with why).
+pub fn cpu_backend_value(cpu: &CpuBackend, span: Span) -> Value {
+    let skipped = cpu
+        .skipped
+        .iter()
+        .map(|s| {
+            let mut row = Record::new();
+            row.push("variant", Value::string(&s.variant, span));
+            row.push("reason", Value::string(&s.reason, span));
+            Value::record(row, span)
+        })
+        .collect();
+    let mut record = Record::new();
+    record.push("variant", Value::string(&cpu.variant, span));
+    record.push("path", path(cpu.path.as_deref(), span));
+    record.push("skipped", Value::list(skipped, span));
+    Value::record(record, span)
+}
+
 /// `agent model info`: the model's facts, `loaded` (the resident model's
-/// details when it is this one), `gpus`, `compiled_backends`, `hint` and
-/// the `backend` settings.
+/// details when it is this one), `gpus`, `compiled_backends`, `hint`,
+/// `cpu_backend` and the `backend` settings.
 pub fn info_value(
     facts: &ModelFacts,
     loaded: Option<&Resident>,
@@ -171,6 +194,12 @@ pub fn info_value(
         ),
     );
     record.push("hint", text(gpus.hint.as_deref(), span));
+    record.push(
+        "cpu_backend",
+        gpus.cpu_backend
+            .as_ref()
+            .map_or(Value::nothing(span), |cpu| cpu_backend_value(cpu, span)),
+    );
     record.push("backend", backend);
     Value::record(record, span)
 }

@@ -44,13 +44,10 @@ pub fn llama_backend() -> Result<&'static LlamaBackend, LlmError> {
             // A build whose GPU backends are modules loads them now; one
             // whose libraries or device are missing (no driver, no GPU)
             // simply has none, and runs on the CPU.
+            // The CPU variant is the best for this CPU that passes its
+            // check in a child process.
             #[cfg(feature = "gpu-dl")]
-            match std::env::var_os("NU_AGENT_GGML_BACKENDS") {
-                Some(dir) => {
-                    llama_cpp_2::llama_backend::load_backends_from_path(std::path::Path::new(&dir))
-                }
-                None => llama_cpp_2::llama_backend::load_backends(),
-            }
+            super::cpu_variant::record(super::cpu_variant::load_modules());
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()

@@ -61,6 +61,10 @@ pub struct GpuReport {
     /// The rebuild command when a GPU is present but no backend drives it,
     /// or the notice that a GPU build found no GPU and runs on the CPU.
     pub hint: Option<String>,
+    /// The CPU code llama.cpp runs on: `built in`, or the variant a portable
+    /// build chose and those it passed over; `None` when the backend could
+    /// not start.
+    pub cpu_backend: Option<super::cpu_variant::CpuBackend>,
 }
 
 impl GpuReport {
@@ -80,6 +84,7 @@ impl GpuReport {
             gpus,
             compiled_backends,
             hint,
+            cpu_backend: super::cpu_variant::cpu_backend(),
         }
     }
 }

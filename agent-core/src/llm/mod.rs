@@ -5,6 +5,7 @@
 mod backend;
 mod catalog;
 mod chat;
+pub mod cpu_variant;
 mod download;
 mod fallback;
 mod gguf;

@@ -392,6 +392,10 @@ fn main() -> ExitCode {
     {
         std::process::exit(sandbox::worker_main(worker_engine));
     }
+    // A portable build checks each CPU variant in a copy of itself.
+    if let Some(status) = agent_core::llm::cpu_variant::check_if_asked() {
+        std::process::exit(status);
+    }
     broken_pipe::end_quietly_on_broken_pipe();
     let cli = Cli::parse();
     // None of these reads the configuration: `config init` may be what

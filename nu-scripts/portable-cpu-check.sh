@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The portable build on this machine's CPU, with no GPU: `--features gpu-dl`
+# (llama.cpp's GGML_BACKEND_DL, every x86 CPU variant a module, the one for
+# this CPU picked and checked in a child process at start-up; the same build
+# as `cuda-portable` without the CUDA module). Laid out as a release ships
+# it (binary, llama.cpp's libraries and the modules in one folder, found
+# through the binary's $ORIGIN rpath), it must:
+#   - name the CPU variant in use in `nu-agent model info`, with none passed
+#     over (every variant this CPU reports the features for passes its
+#     check: an AMX CPU runs the sapphirerapids variant, no SIGILL);
+#   - write the same greedy turns as the CPU-only build on the test model.
+#
+#   nu-scripts/portable-cpu-check.sh [model.gguf]
+#
+# Run by nu-scripts/test.sh before the Rust tests (it leaves the CPU-only
+# `nu-agent` in the target folder, as it found it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nu-agent/target}"
+log() { echo "portable-cpu-check: $*" >&2; }
+
+MODEL="${1:-${NU_AGENT_TEST_MODEL:-$(bash nu-scripts/fetch-test-model.sh)}}"
+command -v patchelf >/dev/null || {
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get install -y -qq patchelf >&2
+}
+
+# llama-cpp-sys-2's build script links llama.cpp's libraries into the
+# target folder and panics on a dangling link left by an earlier build of
+# them: clear those first.
+find "$CARGO_TARGET_DIR/debug" "$CARGO_TARGET_DIR/debug/examples" "$CARGO_TARGET_DIR/debug/deps" -maxdepth 1 -xtype l \
+  \( -name 'libllama*.so*' -o -name 'libggml*.so*' -o -name 'libmtmd*.so*' \) -delete 2>/dev/null || true
+log "building nu-agent --features gpu-dl"
+cargo build -q -p nu_plugin_agent --bin nu-agent --features gpu-dl
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+cp "$CARGO_TARGET_DIR/debug/nu-agent" "$dir/"
+# The llama.cpp build of this feature set is the one with CPU modules.
+out="$(dirname "$(ls -td "$CARGO_TARGET_DIR"/debug/build/llama-cpp-sys-2-*/out/backends | head -1)")"
+cp -a "$out"/lib/lib*.so.* "$dir/"
+cp "$out"/backends/libggml-cpu-*.so "$dir/"
+patchelf --set-rpath '$ORIGIN' "$dir/nu-agent"
+log "building the CPU-only nu-agent back in place"
+cargo build -q -p nu_plugin_agent --bin nu-agent
+plain="$CARGO_TARGET_DIR/debug/nu-agent"
+
+failed=0
+fail() { log "FAILED: $*"; failed=1; }
+
+info="$(NU_AGENT_GGML_BACKENDS="$dir" "$dir/nu-agent" model info --json "$MODEL")" || fail "model info exited with $?"
+variant="$(jq -r '.cpu_backend.variant // empty' <<<"$info")"
+skipped="$(jq -c '.cpu_backend.skipped // []' <<<"$info")"
+log "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); flags:$(grep -m1 -o 'avx512f\|amx_tile' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+log "variant in use: ${variant:-none}; passed over: $skipped"
+case "$variant" in
+"" | none | "built in") fail "model info names no CPU variant (cpu_backend: $(jq -c .cpu_backend <<<"$info"))" ;;
+esac
+[ "$skipped" = "[]" ] || fail "variants this CPU reports the features for failed their check: $skipped"
+
+config="$dir/config.nuon"
+echo '{ model: { temperature: 0.0, max_tokens: 48, context: 2048 } }' >"$config"
+# What the model wrote in a two-turn episode (its tool calls and text, read
+# from the saved conversation): greedy, so the same on the same weights.
+model_turns() {
+  local state="$dir/state-$1"
+  NU_AGENT_STATE_DIR="$state" NU_AGENT_MODEL="$MODEL" "$2" ask --config "$config" --quiet \
+    --max-steps 2 "Name the colours of the rainbow." >/dev/null 2>"$dir/$1.stderr" ||
+    { fail "$1 build's ask exited with $?: $(tail -3 "$dir/$1.stderr")"; return; }
+  cat "$state"/history/*.jsonl | jq -c 'select(.kind == "message" and .message.role == "assistant") | .message'
+}
+portable_turns="$(model_turns portable "$dir/nu-agent")"
+plain_turns="$(model_turns CPU-only "$plain")"
+log "portable build wrote: $portable_turns"
+log "CPU-only build wrote: $plain_turns"
+[ -n "$portable_turns" ] && [ "$portable_turns" = "$plain_turns" ] ||
+  fail "the portable build's greedy turns differ from the CPU-only build's"
+
+[ "$failed" -eq 0 ] && log "ok: the portable build runs on the $variant variant and writes what the CPU-only build writes"
+exit "$failed"
