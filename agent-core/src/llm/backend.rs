@@ -45,9 +45,16 @@ pub fn llama_backend() -> Result<&'static LlamaBackend, LlmError> {
             // whose libraries or device are missing (no driver, no GPU)
             // simply has none, and runs on the CPU.
             // The CPU variant is the best for this CPU that passes its
-            // check in a child process.
+            // check in a child process; with none, llama.cpp must not start
+            // (it would load the best one unchecked).
             #[cfg(feature = "gpu-dl")]
-            super::cpu_variant::record(super::cpu_variant::load_modules());
+            {
+                let cpu = super::cpu_variant::load_modules();
+                if cpu.path.is_none() {
+                    return Err(super::cpu_variant::no_variant_message(&cpu));
+                }
+                super::cpu_variant::record(cpu);
+            }
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()

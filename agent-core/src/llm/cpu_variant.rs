@@ -60,6 +60,27 @@ pub fn check_if_asked() -> Option<i32> {
     Some(check_main(&module))
 }
 
+/// Why a portable build cannot run: no CPU module was found, or none passed
+/// its check on this machine.
+#[cfg_attr(not(feature = "gpu-dl"), allow(dead_code))]
+pub(crate) fn no_variant_message(cpu: &CpuBackend) -> String {
+    if cpu.skipped.is_empty() {
+        return "no llama.cpp CPU module (libggml-cpu-*.so) for this CPU was found beside the \
+                binary or where the build put them; set NU_AGENT_GGML_BACKENDS to their folder"
+            .into();
+    }
+    let reasons: Vec<String> = cpu
+        .skipped
+        .iter()
+        .map(|s| format!("{}: {}", s.variant, s.reason))
+        .collect();
+    format!(
+        "no llama.cpp CPU module passed its check on this machine ({}); a CPU-only build \
+         (without --features gpu-dl) runs here",
+        reasons.join("; ")
+    )
+}
+
 static CHOSEN: OnceLock<CpuBackend> = OnceLock::new();
 
 /// Record what the backend's start-up chose (once per process).
@@ -80,4 +101,36 @@ pub fn cpu_backend() -> Option<CpuBackend> {
     }
     super::llama_backend().ok()?;
     CHOSEN.get().cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_variant_the_error_says_why_and_what_runs_instead() {
+        let none_found = CpuBackend {
+            variant: "none".into(),
+            path: None,
+            skipped: Vec::new(),
+        };
+        assert!(no_variant_message(&none_found).contains("NU_AGENT_GGML_BACKENDS"));
+        let all_failed = CpuBackend {
+            skipped: vec![SkippedVariant {
+                variant: "sapphirerapids".into(),
+                reason: "its check died with SIGILL".into(),
+            }],
+            ..none_found
+        };
+        let message = no_variant_message(&all_failed);
+        assert!(message.contains("sapphirerapids: its check died with SIGILL"));
+        assert!(message.contains("CPU-only build"));
+    }
+
+    #[test]
+    fn a_build_with_linked_cpu_code_says_built_in() {
+        if !cfg!(feature = "gpu-dl") {
+            assert_eq!(cpu_backend().map(|c| c.variant), Some(BUILT_IN.into()));
+        }
+    }
 }
