@@ -471,17 +471,22 @@ fn sampler(
             })?);
     }
     let mut chain = Vec::new();
+    let mut banned = Vec::new();
     if options.ignore_eog {
         let vocab = model.vocab();
         let n_vocab = model.n_vocab();
-        let biases: Vec<LlamaLogitBias> = (0..n_vocab)
+        banned = (0..n_vocab)
             .map(LlamaToken)
             .filter(|t| vocab.is_eog(*t))
-            .map(|t| LlamaLogitBias::new(t, f32::NEG_INFINITY))
+            .collect();
+        let biases: Vec<LlamaLogitBias> = banned
+            .iter()
+            .map(|t| LlamaLogitBias::new(*t, f32::NEG_INFINITY))
             .collect();
         chain.push(LlamaSampler::logit_bias(n_vocab, &biases));
     }
-    if request.temperature <= 0.0 {
+    let greedy = request.temperature <= 0.0;
+    if greedy {
         chain.push(LlamaSampler::greedy());
     } else {
         chain.push(LlamaSampler::top_k(40));
@@ -490,7 +495,12 @@ fn sampler(
         chain.push(LlamaSampler::temp(request.temperature));
         chain.push(LlamaSampler::dist(options.seed));
     }
-    let sampling = Sampling::new(constrained, LlamaSampler::chain_simple(chain), order);
+    let mut sampling = Sampling::new(constrained, LlamaSampler::chain_simple(chain), order);
+    if greedy {
+        // The chain is the bias and greedy alone: its choice is read off
+        // the logits.
+        sampling = sampling.greedy(banned);
+    }
     Ok(match watch {
         Some(trigger) => sampling.watching(trigger, context.model.clone()),
         None => sampling,
