@@ -32,6 +32,15 @@
 //!    interleaved: decode tokens/s (the prompt cached by a one-token turn
 //!    first) and how many pipelines parse and name only commands and
 //!    programs that exist.
+//! 8. `overhead`: the per-token path. Our generation loop's decode
+//!    tokens/s (greedy, end-of-generation banned, 128 tokens after an
+//!    agent-like prompt with tools) with the tool-call grammar off and on
+//!    (lazy, waiting for a call), the median time per token spent outside
+//!    `llama_decode`, against llama-bench's `tg` built on the same llama.cpp
+//!    libraries (`BENCH_LOCAL_LLAMA_BENCH`, from
+//!    `nu-scripts/build-llama-bench.sh`) at the same depth, threads, batch
+//!    and flash-attention setting, runs alternated. Not in the default
+//!    parts: `nu-scripts/bench-decode.sh` runs it.
 //!
 //! Settings from the environment: `BENCH_LOCAL_MODELS` (`smollm2,gemma3`),
 //! `BENCH_LOCAL_THREADS` (`1,2`), `BENCH_LOCAL_RUNS` (5),
@@ -39,7 +48,8 @@
 //! `BENCH_LOCAL_PYTHON` (llama-cpp-python's venv python; without it the
 //! peer is skipped), `BENCH_LOCAL_TTFT` (the built `ttft` example; without
 //! it part 4 is skipped), `NU_AGENT_TEST_MODEL` / `NU_AGENT_GEMMA_MODEL`
-//! (model paths; default: the cached test models). Without `--bench` (as
+//! (model paths; default: the cached test models; `qwen0.5b` and
+//! `qwen1.5b` name the cached Qwen2.5-Coder models). Without `--bench` (as
 //! under `cargo test --benches`) it does one short run of each part.
 
 use std::{
@@ -77,6 +87,7 @@ struct Settings {
     parts: Vec<String>,
     python: Option<PathBuf>,
     ttft: Option<PathBuf>,
+    llama_bench: Option<PathBuf>,
     peer_flash_attn: bool,
 }
 
@@ -107,6 +118,8 @@ fn settings() -> Settings {
                 "gemma3" => std::env::var_os("NU_AGENT_GEMMA_MODEL")
                     .map(PathBuf::from)
                     .unwrap_or_else(|| cached_model("gemma-3-270m-q4_k_m.gguf")),
+                "qwen0.5b" => cached_model("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
+                "qwen1.5b" => cached_model("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
                 other => PathBuf::from(other),
             };
             if path.is_file() {
@@ -147,6 +160,7 @@ fn settings() -> Settings {
         ),
         python: std::env::var_os("BENCH_LOCAL_PYTHON").map(PathBuf::from),
         ttft: std::env::var_os("BENCH_LOCAL_TTFT").map(PathBuf::from),
+        llama_bench: std::env::var_os("BENCH_LOCAL_LLAMA_BENCH").map(PathBuf::from),
         peer_flash_attn: std::env::var("BENCH_LOCAL_PEER_FLASH_ATTN").map_or(true, |v| v != "0"),
     }
 }
@@ -1051,6 +1065,148 @@ fn pipeline(settings: &Settings) -> Result<()> {
     Ok(())
 }
 
+/// The request of the `overhead` part: the agent-like tools offered (so a
+/// lazy tool-call grammar waits for a call) and a question answered in
+/// prose.
+fn overhead_request() -> ChatRequest {
+    let mut request = ChatRequest::new(
+        vec![
+            Message::system(SYSTEM),
+            Message::user(
+                "Without running anything, explain in detail how a Unix shell runs a pipeline of three commands.",
+            ),
+        ],
+        tools(),
+    );
+    request.temperature = 0.0;
+    request
+}
+
+/// One llama-bench text-generation run (`-p 0 -n tokens -d depth`, one
+/// repetition after its warm-up): tokens/s.
+fn llama_bench_tg(
+    binary: &Path,
+    model: &Path,
+    threads: u32,
+    depth: usize,
+    tokens: u32,
+) -> Result<f64> {
+    let output = Command::new(binary)
+        .arg("-m")
+        .arg(model)
+        .args([
+            "-p",
+            "0",
+            "-n",
+            &tokens.to_string(),
+            "-d",
+            &depth.to_string(),
+        ])
+        .args(["-t", &threads.to_string(), "-b", &N_BATCH.to_string()])
+        .args(["-ub", &N_BATCH.to_string(), "-ngl", "0", "-fa", "auto"])
+        .args(["-r", "1", "-o", "json"])
+        .stderr(Stdio::null())
+        .output()?;
+    if !output.status.success() {
+        return Err(format!("{} failed: {}", binary.display(), output.status).into());
+    }
+    let value: Value = serde_json::from_slice(&output.stdout)?;
+    value[0]["avg_ts"]
+        .as_f64()
+        .ok_or_else(|| "llama-bench gave no avg_ts".into())
+}
+
+/// The per-token path: decode tokens/s of our generation loop (greedy,
+/// end-of-generation banned, the sampler chain, loop guard, stream
+/// splitter and detokenizing all in) with the tool-call grammar off and
+/// on (lazy, waiting for a call), the time per token spent outside
+/// `llama_decode`, and llama.cpp's llama-bench (`tg`, same libraries,
+/// threads, batch, flash attention, depth = our prompt) — runs alternated
+/// ours (off), ours (on), llama-bench, … and the median of each taken.
+fn overhead(settings: &Settings) -> Result<()> {
+    let llama_bench = settings.llama_bench.as_ref();
+    if llama_bench.is_none() {
+        eprintln!("bench local: BENCH_LOCAL_LLAMA_BENCH unset, llama-bench skipped");
+    }
+    let tokens = if settings.full { DECODE_TOKENS } else { 16 };
+    for (name, path) in &settings.models {
+        for &threads in &settings.threads {
+            let mut config = config(path, threads);
+            config.turn.ignore_eog = true;
+            let mut backend = LocalBackend::new(config);
+            backend.load()?;
+            let mut request = overhead_request();
+            let depth = backend.prompt_tokens(&request)?.len();
+            // Per setting (grammar off, on): tokens/s, median ms outside
+            // decode per token, share of the step outside decode, tokens.
+            let mut ours: [Vec<(f64, f64, f64, u32)>; 2] = [Vec::new(), Vec::new()];
+            let mut theirs = Vec::new();
+            for run in 0..=settings.runs {
+                let record = run > 0;
+                for (grammar, samples) in [false, true].into_iter().zip(ours.iter_mut()) {
+                    eprintln!(
+                        "bench local: overhead {name}, {threads} thread(s), grammar {grammar}, run {run}"
+                    );
+                    backend.turn_options_mut().grammar = grammar;
+                    backend.clear_cache();
+                    request.max_tokens = 1;
+                    chat(&mut backend, &request)?;
+                    request.max_tokens = tokens;
+                    let (turn, _) = chat(&mut backend, &request)?;
+                    let timing = backend.last_timing();
+                    let steps: f64 = timing.steps.iter().map(Duration::as_secs_f64).sum();
+                    let outside: Vec<f64> =
+                        timing.outside().map(|d| d.as_secs_f64() * 1e3).collect();
+                    let n = timing.steps.len();
+                    if record && n > 0 {
+                        samples.push((
+                            n as f64 / steps,
+                            median(&outside),
+                            outside.iter().sum::<f64>() / 1e3 / steps,
+                            turn.usage.completion_tokens,
+                        ));
+                    }
+                }
+                if let Some(binary) = llama_bench {
+                    eprintln!(
+                        "bench local: overhead {name}, {threads} thread(s), llama-bench, run {run}"
+                    );
+                    let rate = llama_bench_tg(binary, path, threads, depth, tokens)?;
+                    if record {
+                        theirs.push(rate);
+                    }
+                }
+            }
+            let column = |samples: &Vec<(f64, f64, f64, u32)>,
+                          pick: fn(&(f64, f64, f64, u32)) -> f64| {
+                median(&samples.iter().map(pick).collect::<Vec<_>>())
+            };
+            let reference = if theirs.is_empty() {
+                None
+            } else {
+                Some(median(&theirs))
+            };
+            let mut line = json!({
+                "part": "overhead", "model": name, "threads": threads, "depth": depth,
+                "tokens": tokens, "n_ctx": N_CTX, "n_batch": N_BATCH,
+                "llama_bench_tps": reference, "llama_bench_samples": theirs,
+            });
+            for (label, samples) in [("off", &ours[0]), ("on", &ours[1])] {
+                let tps = column(samples, |s| s.0);
+                line[format!("grammar_{label}_tps")] = json!(tps);
+                line[format!("grammar_{label}_ratio")] = json!(reference.map(|r| tps / r));
+                line[format!("grammar_{label}_outside_ms")] = json!(column(samples, |s| s.1));
+                line[format!("grammar_{label}_outside_share")] = json!(column(samples, |s| s.2));
+                line[format!("grammar_{label}_tokens")] = json!(samples.iter().map(|s| s.3).min());
+                line[format!("grammar_{label}_samples")] =
+                    json!(samples.iter().map(|s| s.0).collect::<Vec<_>>());
+            }
+            emit(line);
+        }
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let settings = settings();
     if settings.models.is_empty() {
@@ -1066,6 +1222,7 @@ fn main() -> Result<()> {
             "busy" => busy(&settings)?,
             "bandwidth" => bandwidth(&settings)?,
             "pipeline" => pipeline(&settings)?,
+            "overhead" => overhead(&settings)?,
             other => eprintln!("bench local: unknown part {other:?}"),
         }
     }

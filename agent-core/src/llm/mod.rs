@@ -43,7 +43,7 @@ pub use inventory::{
     describe_entry, describe_file, is_resident, list_models, parameter_count, pull,
 };
 pub use local::{
-    ChatTemplate, LoadSpec, LocalBackend, LocalConfig, ModelHost, PIPELINE_KEYWORDS,
+    ChatTemplate, DecodeTiming, LoadSpec, LocalBackend, LocalConfig, ModelHost, PIPELINE_KEYWORDS,
     RenderedPrompt, Resident, Segment, TemplateError, TurnOptions, head_rules, pipeline_rules,
     py_json, tagged_call, tool_call_grammar,
 };

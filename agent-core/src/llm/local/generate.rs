@@ -5,7 +5,10 @@
 //! model ends, a call is complete, the budget is spent or the caller
 //! cancels.
 
-use std::path::Path;
+use std::{
+    path::Path,
+    time::{Duration, Instant},
+};
 
 use llama_cpp_2::{
     llama_batch::LlamaBatch,
@@ -75,18 +78,46 @@ pub fn run_turn(
     options: &TurnOptions,
     on_event: &mut dyn FnMut(ChatEvent),
     cancel: &CancelToken,
-) -> Result<ChatTurn, LlmError> {
+) -> Result<(ChatTurn, DecodeTiming), LlmError> {
     let order = GrammarOrder::SampleFirst;
-    run_turn_in(context, request, options, order, on_event, cancel).map(|(turn, _)| turn)
+    run_turn_in(context, request, options, order, on_event, cancel)
+        .map(|(turn, sampled)| (turn, sampled.timing))
+}
+
+/// Where the time of a turn's generation loop went, token by token: each
+/// generated token's whole step (choosing it, detokenizing, decoding it,
+/// streaming it) and, of that, the time spent in `llama_decode`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DecodeTiming {
+    pub steps: Vec<Duration>,
+    pub decode: Vec<Duration>,
+}
+
+impl DecodeTiming {
+    fn with_capacity(n: usize) -> DecodeTiming {
+        DecodeTiming {
+            steps: Vec::with_capacity(n),
+            decode: Vec::with_capacity(n),
+        }
+    }
+
+    /// Per token, the time spent outside `llama_decode`.
+    pub fn outside(&self) -> impl Iterator<Item = Duration> + '_ {
+        self.steps
+            .iter()
+            .zip(&self.decode)
+            .map(|(step, decode)| step.saturating_sub(*decode))
+    }
 }
 
 /// What a turn's sampling did: the tokens of the reply (the one that ended
-/// it aside) and what choosing them cost.
+/// it aside), what choosing them cost and where the loop's time went.
 #[derive(Debug)]
 #[cfg_attr(not(test), expect(dead_code, reason = "the tests read it"))]
 pub(super) struct Sampled {
     pub tokens: Vec<LlamaToken>,
     pub stats: SamplingStats,
+    pub timing: DecodeTiming,
 }
 
 /// [`run_turn`] with the grammar in `order`.
@@ -134,6 +165,7 @@ pub(super) fn run_turn_in(
             let sampled = Sampled {
                 tokens: Vec::new(),
                 stats: SamplingStats::default(),
+                timing: DecodeTiming::default(),
             };
             return Ok((cancelled_turn(tokens.len(), 0, on_event), sampled));
         }
@@ -150,7 +182,9 @@ pub(super) fn run_turn_in(
     let vocab = model.model.vocab();
     let mut piece = Vec::new();
     let mut finish = FinishReason::Length;
+    let mut timing = DecodeTiming::with_capacity(budget.min(4096));
     while reply.tokens.len() < budget {
+        let step = Instant::now();
         if cancel.is_cancelled() {
             finish = FinishReason::Cancelled;
             break;
@@ -198,12 +232,15 @@ pub(super) fn run_turn_in(
         batch
             .add(token, position, &[0], true)
             .map_err(|e| LlmError::Backend(format!("batch: {e}")))?;
+        let decoding = Instant::now();
         context
             .ctx
             .decode(&mut batch)
             .map_err(|e| decode_error(e, n_ctx))?;
+        timing.decode.push(decoding.elapsed());
         context.cached.push(token);
         reply.push(token, &piece, on_event);
+        timing.steps.push(step.elapsed());
         if reply.splitter.call_closed() {
             finish = FinishReason::ToolCalls;
             break;
@@ -255,6 +292,7 @@ pub(super) fn run_turn_in(
     let sampled = Sampled {
         tokens: reply_tokens,
         stats: sampling.stats,
+        timing,
     };
     Ok((turn, sampled))
 }
@@ -433,17 +471,22 @@ fn sampler(
             })?);
     }
     let mut chain = Vec::new();
+    let mut banned = Vec::new();
     if options.ignore_eog {
         let vocab = model.vocab();
         let n_vocab = model.n_vocab();
-        let biases: Vec<LlamaLogitBias> = (0..n_vocab)
+        banned = (0..n_vocab)
             .map(LlamaToken)
             .filter(|t| vocab.is_eog(*t))
-            .map(|t| LlamaLogitBias::new(t, f32::NEG_INFINITY))
+            .collect();
+        let biases: Vec<LlamaLogitBias> = banned
+            .iter()
+            .map(|t| LlamaLogitBias::new(*t, f32::NEG_INFINITY))
             .collect();
         chain.push(LlamaSampler::logit_bias(n_vocab, &biases));
     }
-    if request.temperature <= 0.0 {
+    let greedy = request.temperature <= 0.0;
+    if greedy {
         chain.push(LlamaSampler::greedy());
     } else {
         chain.push(LlamaSampler::top_k(40));
@@ -452,7 +495,12 @@ fn sampler(
         chain.push(LlamaSampler::temp(request.temperature));
         chain.push(LlamaSampler::dist(options.seed));
     }
-    let sampling = Sampling::new(constrained, LlamaSampler::chain_simple(chain), order);
+    let mut sampling = Sampling::new(constrained, LlamaSampler::chain_simple(chain), order);
+    if greedy {
+        // The chain is the bias and greedy alone: its choice is read off
+        // the logits.
+        sampling = sampling.greedy(banned);
+    }
     Ok(match watch {
         Some(trigger) => sampling.watching(trigger, context.model.clone()),
         None => sampling,

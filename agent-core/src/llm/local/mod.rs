@@ -17,7 +17,7 @@ mod trigger;
 
 use std::{path::PathBuf, time::Duration};
 
-pub use generate::TurnOptions;
+pub use generate::{DecodeTiming, TurnOptions};
 pub use grammar::{PIPELINE_KEYWORDS, head_rules, pipeline_rules, tool_call_grammar};
 pub use host::{LoadSpec, ModelHost, Resident};
 pub use template::{ChatTemplate, RenderedPrompt, Segment, TemplateError, py_json, tagged_call};
@@ -57,6 +57,8 @@ pub struct LocalBackend {
     config: LocalConfig,
     host: &'static ModelHost,
     context: Option<host::ChatContext>,
+    /// Where the last turn's generation loop spent its time.
+    timing: DecodeTiming,
 }
 
 impl LocalBackend {
@@ -65,6 +67,7 @@ impl LocalBackend {
             config,
             host: ModelHost::global(),
             context: None,
+            timing: DecodeTiming::default(),
         }
     }
 
@@ -132,6 +135,12 @@ impl LocalBackend {
         Ok((tokens.len() == 1).then(|| tokens[0].0))
     }
 
+    /// Where the last turn's generation loop spent its time, token by
+    /// token (benchmarks of the per-token work).
+    pub fn last_timing(&self) -> &DecodeTiming {
+        &self.timing
+    }
+
     /// Forget the KV cache (the next turn evaluates its whole prompt).
     pub fn clear_cache(&mut self) {
         if let Some(context) = self.context.as_mut() {
@@ -175,11 +184,18 @@ impl ChatBackend for LocalBackend {
             .as_mut()
             .ok_or_else(|| LlmError::Backend("no context".into()))?;
         let result = generate::run_turn(context, request, &self.config.turn, on_event, cancel);
-        if result.is_err() {
-            // The cache may be half-written: start the next turn clean.
-            self.clear_cache();
+        match result {
+            Ok((turn, timing)) => {
+                self.timing = timing;
+                Ok(turn)
+            }
+            Err(e) => {
+                // The cache may be half-written: start the next turn clean.
+                self.clear_cache();
+                self.timing = DecodeTiming::default();
+                Err(e)
+            }
         }
-        result
     }
 }
 

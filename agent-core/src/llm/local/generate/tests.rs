@@ -362,3 +362,39 @@ fn a_call_opened_after_long_prose_is_held_to_the_grammar_and_parses() {
     );
     assert_eq!(parse_reply(&text, &schemas).calls.len(), 1, "{text}");
 }
+
+/// Greedy, with no grammar and end-of-generation banned, the choice read
+/// off the logits is llama.cpp's own chain's (which the grammar-first
+/// order still runs), token for token.
+#[test]
+fn the_greedy_choice_off_the_logits_is_the_chains() {
+    let Some(model) = model() else { return };
+    let mut request = ChatRequest::new(
+        vec![
+            Message::system(SYSTEM),
+            Message::user("Explain how a shell runs a pipeline of three commands."),
+        ],
+        Vec::new(),
+    );
+    request.max_tokens = 96;
+    let options = TurnOptions {
+        ignore_eog: true,
+        ..TurnOptions::default()
+    };
+    let tokens = |order| {
+        let mut context = new_context_with(&model, 1).expect("a context");
+        let (_, sampled) = run_turn_in(
+            &mut context,
+            &request,
+            &options,
+            order,
+            &mut |_| {},
+            &CancelToken::new(),
+        )
+        .expect("the turn runs");
+        sampled.tokens
+    };
+    let chain = tokens(GrammarOrder::GrammarFirst);
+    assert_eq!(chain.len(), 96);
+    assert_eq!(chain, tokens(GrammarOrder::SampleFirst));
+}
