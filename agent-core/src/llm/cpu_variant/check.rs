@@ -194,7 +194,9 @@ fn multiply(
             sys::ggml_backend_dev_supports_op(device, output) && size == sys::ggml_nbytes(weight);
         let mut status = sys::GGML_STATUS_SUCCESS;
         let allocator = sys::ggml_gallocr_new(sys::ggml_backend_dev_buffer_type(device));
-        if supported && sys::ggml_gallocr_alloc_graph(allocator, graph) {
+        if supported && !sys::ggml_gallocr_alloc_graph(allocator, graph) {
+            status = sys::GGML_STATUS_ALLOC_FAILED;
+        } else if supported {
             sys::ggml_backend_tensor_set(weight, quantized.as_ptr().cast(), 0, size);
             sys::ggml_backend_tensor_set(
                 input,
@@ -214,9 +216,10 @@ fn multiply(
         }
         if status != sys::GGML_STATUS_SUCCESS {
             return Err(format!(
-                "{} × f32 ({rows} rows, {} buffer) did not compute (status {status})",
+                "{} × f32 ({rows} rows, {} buffer) did not compute: {}",
                 type_name(weight_type),
-                buffer_name(buffer_type)
+                buffer_name(buffer_type),
+                CStr::from_ptr(sys::ggml_status_to_string(status)).to_string_lossy()
             ));
         }
     }
