@@ -1394,3 +1394,68 @@ fn turns_carry_the_sessions_heads_for_the_pipeline_grammar() {
     assert!(!requests.is_empty());
     assert!(requests.iter().all(|r| r.pipeline_grammar.is_none()));
 }
+
+#[test]
+fn exit_is_not_run_and_the_next_turn_is_for_answer_only() {
+    let mut ep = episode(
+        vec![
+            nu("ls | length"),
+            nu("exit"),
+            answer("There are 3 files here."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "There are 3 files here.".into(),
+            data: None
+        }
+    );
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    assert!(
+        ep.tool_results()[1].contains("no shell to exit"),
+        "{:?}",
+        ep.tool_results()
+    );
+    let requests = ep.requests.lock().unwrap();
+    let last: Vec<&str> = requests[2].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(last, vec!["answer"]);
+}
+
+#[test]
+fn a_size_compared_with_a_bare_number_is_compared_in_bytes() {
+    let mut ep = episode(
+        vec![
+            // A size column by name: written in bytes before it runs.
+            nu("ls | where size > 10 | get name | length"),
+            // Sizes under another name: the engine's error, then again.
+            nu("ls | get size | where $it > 10 | math sum"),
+            answer("3 files are over 10 bytes."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent
+        .run("how many files over 10 bytes?", &CancelToken::new());
+    assert_eq!(
+        ep.statuses(),
+        vec![StepStatus::Ok, StepStatus::Failed, StepStatus::Ok]
+    );
+    let results = ep.tool_results();
+    assert!(
+        results[0].starts_with("In Nushell a file size compares with a size: `10b`")
+            && results[0].ends_with('3'),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].starts_with("It failed: Types 'filesize' and 'int' are not compatible")
+            && results[1].contains("it ran again as `ls | get size | where $it > 10b | math sum`")
+            && results[1].ends_with("150B"),
+        "{}",
+        results[1]
+    );
+}

@@ -103,7 +103,10 @@ fn translate(
         .iter()
         .all(|o| o.trim_start_matches('-').parse::<usize>().is_ok());
     let translated = match head.as_str() {
-        "ps" => "ps".to_string(),
+        "ps" => match ps_sort(args) {
+            Some(sort) => format!("ps | {sort}"),
+            None => "ps".to_string(),
+        },
         "grep" | "egrep" if !first && operands.len() == 1 => {
             let mut find = String::from("find");
             if has('i', "ignore-case") {
@@ -168,6 +171,32 @@ fn translate(
         },
     };
     Some(translated)
+}
+
+/// The order a `ps` call asks for, as a `sort-by` of Nushell's `ps`
+/// table: bash's `--sort=-%mem` / `--sort rss` and the invented
+/// `--sort-by mem --reverse`. `None` when it asks for none (or for a key
+/// the table does not have).
+fn ps_sort(args: &[String]) -> Option<String> {
+    let at = args
+        .iter()
+        .position(|a| a == "--sort" || a == "--sort-by" || a.starts_with("--sort="))?;
+    let key = match args[at].split_once('=') {
+        Some((_, key)) => key,
+        None => args.get(at + 1)?.as_str(),
+    };
+    let descending = key.starts_with('-')
+        || args.iter().any(|a| a == "--reverse" || a == "-r");
+    let column = match key.trim_start_matches(['-', '+']).trim_start_matches('%') {
+        "mem" | "rss" | "rsz" | "memory" => "mem",
+        "cpu" | "pcpu" => "cpu",
+        "vsz" | "virtual" => "virtual",
+        "pid" => "pid",
+        "name" | "comm" | "cmd" => "name",
+        _ => return None,
+    };
+    let reverse = if descending { " --reverse" } else { "" };
+    Some(format!("sort-by {column}{reverse}"))
 }
 
 /// Whether `pipeline` pipes a Nushell command's value into a program
@@ -396,6 +425,19 @@ mod tests {
         assert_eq!(
             nu("ps aux | grep eval-ticker | select pid").as_deref(),
             Some("ps | find 'eval-ticker' | select pid")
+        );
+        // The order asked of `ps` is kept, as a sort of its table.
+        assert_eq!(
+            nu("ps aux --sort=-%mem | head -n 1").as_deref(),
+            Some("ps | sort-by mem --reverse | first 1")
+        );
+        assert_eq!(
+            nu("ps --sort-by mem --reverse | head -n 1").as_deref(),
+            Some("ps | sort-by mem --reverse | first 1")
+        );
+        assert_eq!(
+            nu("ps -eo pid,comm --sort %cpu").as_deref(),
+            Some("ps | sort-by cpu")
         );
         assert_eq!(
             nu("grep -ic error app.log").as_deref(),

@@ -391,9 +391,10 @@ impl Agent {
         // The model was told once that its answer must say what the policy
         // stopped.
         let mut stop_told = false;
-        // The model copied a pipeline from the prompt's examples after it
-        // had results: it has nothing more of its own to run.
-        let mut copied_example = false;
+        // The model has nothing more of its own to run: it copied a
+        // pipeline from the prompt's examples after it had results, or
+        // tried to `exit`. The next turn is for `answer` only.
+        let mut must_answer = false;
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -431,7 +432,7 @@ impl Agent {
             let last_step = step == self.options.max_steps && step > 1 && can_answer;
             let stopped_twice = stops >= STOPS_BEFORE_ANSWER && can_answer;
             let answer_only =
-                idle_turns >= STUCK_TURNS || last_step || stopped_twice || copied_example;
+                idle_turns >= STUCK_TURNS || last_step || stopped_twice || must_answer;
             if idle_turns == STUCK_TURNS {
                 self.notice(
                     "the model is going round in circles; it is asked to answer now".into(),
@@ -550,7 +551,7 @@ impl Agent {
                     matches!(Action::from_call(call), Action::Run { pipeline, .. } if prompt::is_example(&pipeline))
                 });
             if copies_example {
-                copied_example = true;
+                must_answer = true;
                 told_to_answer = true;
                 self.emit(AgentEvent::Repaired {
                     step,
@@ -648,6 +649,16 @@ impl Agent {
                 let result = match action {
                     Action::Run { pipeline, .. } if starts_job && failed_before.is_none() => {
                         self.start_job(step, &pipeline)
+                    }
+                    Action::Run { pipeline, .. } if is_exit(&pipeline) => {
+                        // A small model ends a task the shell's way.
+                        must_answer = true;
+                        told_to_answer = true;
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "`exit` is no step; not run, asked to answer".into(),
+                        });
+                        EXIT_IS_NO_STEP.to_string()
                     }
                     Action::Run { pipeline, why, .. } if self.may_run() => {
                         let key = normalize(&pipeline);
@@ -1258,7 +1269,9 @@ impl Agent {
     }
 
     /// (Ask,) run and observe `pipeline` as it is, whose static verdict is
-    /// `decision`.
+    /// `decision`; where it fails on a comparison that one literal written
+    /// in the other side's type makes right (`size > 10` → `size > 10b`),
+    /// that pipeline runs next, once (see [`repair::exact_fix`]).
     fn run_checked(
         &mut self,
         step: usize,
@@ -1267,6 +1280,33 @@ impl Agent {
         decision: Decision,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
+        let (text, status, error) = self.run_once(step, pipeline, why, decision, cancel);
+        let fix = match (&error, status) {
+            (Some(diagnostic), StepStatus::Failed) => repair::exact_fix(pipeline, diagnostic),
+            _ => None,
+        };
+        let (Some((fixed, note)), Some(diagnostic)) = (fix, error) else {
+            return (text, status);
+        };
+        let (_, decision) = self.shell.check(&fixed);
+        let (again, status, _) = self.run_once(step, &fixed, why, decision, cancel);
+        let text = format!(
+            "It failed: {}. In Nushell {note}; it ran again as `{fixed}`.\n{again}",
+            diagnostic.message.trim_end_matches('.')
+        );
+        (text, status)
+    }
+
+    /// [`Agent::run_checked`] without the fix: the text the model reads,
+    /// the step's status and the engine's error.
+    fn run_once(
+        &mut self,
+        step: usize,
+        pipeline: &str,
+        why: &str,
+        decision: Decision,
+        cancel: &CancelToken,
+    ) -> (String, StepStatus, Option<Diagnostic>) {
         self.emit(AgentEvent::Proposed {
             step,
             pipeline: pipeline.to_string(),
@@ -1307,7 +1347,7 @@ impl Agent {
                     }
                     self.may_have_changed |= may_change(&decision);
                     let text = self.promote(step, pipeline, after, promoted, started);
-                    return (text, StepStatus::Stopped);
+                    return (text, StepStatus::Stopped, None);
                 }
             },
         };
@@ -1385,7 +1425,7 @@ impl Agent {
             Some(notice) => format!("Note: {notice}.\n{observed}"),
             None => observed,
         };
-        (text, status)
+        (text, status, ran.outcome.error)
     }
 
     /// For a step over the data file it opened that failed on a column or
@@ -1430,6 +1470,23 @@ impl Agent {
             &ran.outcome.value,
             wanted.as_deref(),
         ))
+    }
+}
+
+/// What the model is told of an `exit` step.
+const EXIT_IS_NO_STEP: &str = "Not run: there is no shell to exit. A task ends with `answer`: call it now with what you found, or what you could not do and why.";
+
+/// Whether `pipeline` only ends the shell (`exit`, `exit 0`, `quit`).
+fn is_exit(pipeline: &str) -> bool {
+    let words: Vec<&str> = pipeline
+        .trim()
+        .trim_end_matches(';')
+        .split_whitespace()
+        .collect();
+    match words.as_slice() {
+        ["exit" | "quit" | "logout"] => true,
+        ["exit", code] => code.parse::<i64>().is_ok(),
+        _ => false,
     }
 }
 

@@ -16,6 +16,9 @@
 //!   `$in.name.replace('a', 'b')`): `($f.name | split row '.' | last)`;
 //! - `rename $f.name new` in a closure over files: Nushell's `rename`
 //!   renames columns; a file is renamed with `mv`;
+//! - a file size compared with a bare number (`where size > 1000`): the
+//!   number is bytes (`1000b`); Nushell cannot compare the two and, in a
+//!   stream, counts the error values as rows (`| length` gives them all);
 //! - an aggregate written as a function of a column, as in SQL or pandas
 //!   (`math sum(total)`, `math avg price`): `get total | math sum`, and
 //!   right after `group-by region` the same per group.
@@ -36,6 +39,12 @@ pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)>
     }
     if let Some(fixed) = files_renamed_with_mv(&text) {
         notes.push("`rename` renames columns; a file is renamed with `mv`".to_string());
+        text = fixed;
+    }
+    if let Some((fixed, number)) = sizes_in_bytes(&text) {
+        notes.push(format!(
+            "a file size compares with a size: `{number}b` (bytes), `10kb`, `1mb`"
+        ));
         text = fixed;
     }
     if parses {
@@ -73,6 +82,51 @@ pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)>
         text = fixed;
     }
     (!notes.is_empty()).then_some((text, notes))
+}
+
+/// The columns that hold file sizes in the tables of `ls`, `du` and `ps`.
+const SIZE_COLUMNS: &[&str] = &["size", "apparent", "physical", "mem", "virtual"];
+
+/// `pipeline` with each bare whole number compared with a size column
+/// (`size > 1000`, `$f.size == 0`) written in bytes (`1000b`), and the
+/// first such number; `None` when there is none.
+pub fn sizes_in_bytes(pipeline: &str) -> Option<(String, String)> {
+    static COMPARED: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[\s(])(?:\$[A-Za-z_][\w-]*\.)?(\w+)\s*(?:==|!=|<=|>=|<|>)\s*(\d+)")
+            .ok()
+    });
+    let regex = COMPARED.as_ref()?;
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    // Byte offset → whether that character is code.
+    let code_at: std::collections::HashMap<usize, bool> = pipeline
+        .char_indices()
+        .zip(code)
+        .map(|((at, _), is_code)| (at, is_code))
+        .collect();
+    let mut out = String::with_capacity(pipeline.len() + 2);
+    let mut last = 0;
+    let mut first = None;
+    for found in regex.captures_iter(pipeline) {
+        let (Some(column), Some(number)) = (found.get(1), found.get(2)) else {
+            continue;
+        };
+        let unit_follows = pipeline[number.end()..]
+            .starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '_');
+        if !SIZE_COLUMNS.contains(&column.as_str())
+            || unit_follows
+            || !code_at.get(&number.start()).copied().unwrap_or(false)
+        {
+            continue;
+        }
+        out.push_str(&pipeline[last..number.end()]);
+        out.push('b');
+        last = number.end();
+        first.get_or_insert_with(|| number.as_str().to_string());
+    }
+    let first = first?;
+    out.push_str(&pipeline[last..]);
+    Some((out, first))
 }
 
 /// Units other languages use, with Nushell's name for each. Months and
@@ -665,6 +719,42 @@ mod tests {
 
     fn fixed(pipeline: &str) -> Option<String> {
         in_nushell_units(pipeline).map(|(text, _)| text)
+    }
+
+    #[test]
+    fn a_size_compared_with_a_bare_number_is_compared_in_bytes() {
+        let bytes = |p: &str| sizes_in_bytes(p).map(|(text, _)| text);
+        assert_eq!(
+            bytes("ls | where size > 10000 | get name").as_deref(),
+            Some("ls | where size > 10000b | get name")
+        );
+        assert_eq!(
+            bytes("ls **/* | where type == file and size == 0").as_deref(),
+            Some("ls **/* | where type == file and size == 0b")
+        );
+        assert_eq!(
+            bytes("ls | each {|f| if $f.size>0 { $f.name } }").as_deref(),
+            Some("ls | each {|f| if $f.size>0b { $f.name } }")
+        );
+        assert_eq!(
+            bytes("ps | where mem > 1000000 | length").as_deref(),
+            Some("ps | where mem > 1000000b | length")
+        );
+        // Units, other columns, strings and other names stay as they are.
+        for same in [
+            "ls | where size > 10kb",
+            "ls | where size > 1.5",
+            "open t.csv | where amount > 10",
+            "ls | where name == 'size > 10'",
+            "ls | where filesize > 10",
+        ] {
+            assert_eq!(bytes(same), None, "{same}");
+        }
+        assert!(
+            as_nushell("ls | where size > 10", true)
+                .is_some_and(|(text, notes)| text == "ls | where size > 10b"
+                    && notes[0].contains("`10b`"))
+        );
     }
 
     #[test]

@@ -114,6 +114,15 @@ const NUSHELL_FORMS: &[(&str, &str)] = &[
     ("toml", "`to toml` / `from toml`"),
 ];
 
+/// The names small models bring from other languages that have a Nushell
+/// form here (`count`, `grep`, `delete`): the pipeline grammar lets them
+/// be written, so that the loop can translate them or name their form,
+/// instead of the grammar forcing the word into some other command
+/// (`count` into `count-14`).
+pub fn habit_names() -> impl Iterator<Item = &'static str> {
+    NUSHELL_FORMS.iter().map(|(habit, _)| *habit)
+}
+
 /// The Nushell form for `name`, where it is a known habit.
 pub fn nushell_form(name: &str) -> Option<&'static str> {
     NUSHELL_FORMS
@@ -215,6 +224,70 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
         hint.push_str(&format!("In Nushell: {form}."));
     }
     (!hint.is_empty()).then_some(hint)
+}
+
+/// For a pipeline that ran and failed on a comparison of two types: the
+/// same pipeline with the literal written in the other side's type, where
+/// that is exact, and a note saying so. A file size against a bare number
+/// (`size > 10`) compares bytes (`size > 10b`); a number against a size in
+/// bytes (`rows > 0b`) compares the number; a date against text
+/// (`modified < '2023-01-01'`) compares dates. `None` for any other error.
+pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, String)> {
+    if diagnostic.code.as_deref() != Some("nu::shell::operator_incompatible_types") {
+        return None;
+    }
+    let message = &diagnostic.message;
+    if message.contains("'datetime'") && message.contains("'string'") {
+        let fixed = with_dates_as_dates(pipeline)?;
+        return Some((fixed, "a date compares with a date, not with text".into()));
+    }
+    let (literal_type, fixed_literal): (&str, fn(&str) -> Option<String>) =
+        if message.contains("Types 'filesize' and 'int'") {
+            ("int", |number| Some(format!("{number}b")))
+        } else if message.contains("Types 'int' and 'filesize'") {
+            ("filesize", |size| {
+                let number = size.strip_suffix(['b', 'B'])?;
+                number.parse::<u64>().is_ok().then(|| number.to_string())
+            })
+        } else {
+            return None;
+        };
+    let label = diagnostic.labels.iter().find(|label| {
+        label.text == literal_type && label.snippet.chars().all(|c| c.is_ascii_alphanumeric())
+    })?;
+    if literal_type == "int" && label.snippet.parse::<u64>().is_err() {
+        return None;
+    }
+    let start = char_offset(pipeline, label.line, label.column)?;
+    let end = start + label.snippet.len();
+    if pipeline.get(start..end) != Some(label.snippet.as_str())
+        || pipeline[end..].starts_with(|c: char| c.is_ascii_alphanumeric())
+    {
+        return None;
+    }
+    let literal = fixed_literal(&label.snippet)?;
+    let fixed = format!("{}{literal}{}", &pipeline[..start], &pipeline[end..]);
+    let note = if literal_type == "int" {
+        format!("a file size compares with a size: `{literal}` for `{}`", label.snippet)
+    } else {
+        format!("a number compares with a number: `{literal}` for `{}`", label.snippet)
+    };
+    Some((fixed, note))
+}
+
+/// The byte offset of `line`:`column` (1-based, in characters) in `text`.
+fn char_offset(text: &str, line: usize, column: usize) -> Option<usize> {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)?)
+        .map(str::len)
+        .sum();
+    let rest = text.get(line_start..)?;
+    let within = rest
+        .char_indices()
+        .nth(column.checked_sub(1)?)
+        .map(|(i, _)| i)?;
+    Some(line_start + within)
 }
 
 /// For a pipeline that ran and failed: what to do instead, where the
@@ -642,6 +715,89 @@ mod tests {
         assert!(text.contains("`length`"), "{text}");
         let close = unknown_programs_message(engine.state(), &["lenght".to_string()]);
         assert!(close.contains("did you mean `length`?"), "{close}");
+    }
+
+    #[test]
+    fn a_comparison_of_two_types_is_written_in_one_where_that_is_exact() {
+        let compared = |message: &str, text: &str, column: usize, snippet: &str| Diagnostic {
+            code: Some("nu::shell::operator_incompatible_types".into()),
+            message: message.into(),
+            help: None,
+            labels: vec![
+                DiagnosticLabel {
+                    text: "does not operate between 'filesize' and 'int'".into(),
+                    line: 1,
+                    column: 17,
+                    snippet: ">".into(),
+                },
+                DiagnosticLabel {
+                    text: text.into(),
+                    line: 1,
+                    column,
+                    snippet: snippet.into(),
+                },
+            ],
+            rendered: String::new(),
+        };
+        let size_int = "Types 'filesize' and 'int' are not compatible for the '>' operator.";
+        let fixed = exact_fix(
+            "ls | where size > 10 | get name",
+            &compared(size_int, "int", 19, "10"),
+        );
+        assert_eq!(
+            fixed.as_ref().map(|(p, _)| p.as_str()),
+            Some("ls | where size > 10b | get name")
+        );
+        assert!(fixed.is_some_and(|(_, note)| note.contains("`10b`")));
+        // Characters before it are counted as characters, not bytes.
+        assert_eq!(
+            exact_fix(
+                "ls | where name != 'é' and size > 0",
+                &compared(size_int, "int", 35, "0"),
+            )
+            .map(|(p, _)| p),
+            Some("ls | where name != 'é' and size > 0b".into())
+        );
+        // Not a literal (or not where the label says): nothing to fix.
+        assert_eq!(
+            exact_fix(
+                "ls | where size > $n",
+                &compared(size_int, "int", 19, "$n")
+            ),
+            None
+        );
+        assert_eq!(
+            exact_fix(
+                "ls | where size > 10",
+                &compared(size_int, "int", 3, "10")
+            ),
+            None
+        );
+        let int_size = "Types 'int' and 'filesize' are not compatible for the '>' operator.";
+        assert_eq!(
+            exact_fix(
+                "ls | each {|f| {size: 3}} | where size > 0b",
+                &compared(int_size, "filesize", 42, "0b"),
+            )
+            .map(|(p, _)| p),
+            Some("ls | each {|f| {size: 3}} | where size > 0".into())
+        );
+        assert_eq!(
+            exact_fix(
+                "x | where rows > 1kb",
+                &compared(int_size, "filesize", 18, "1kb")
+            ),
+            None
+        );
+        let date_text = "Types 'datetime' and 'string' are not compatible for the '<' operator.";
+        assert_eq!(
+            exact_fix(
+                "ls | where modified < '2023-01-01'",
+                &compared(date_text, "string", 23, "'2023-01-01'"),
+            )
+            .map(|(p, _)| p),
+            Some("ls | where modified < ('2023-01-01' | into datetime)".into())
+        );
     }
 
     #[test]

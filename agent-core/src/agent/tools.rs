@@ -18,8 +18,10 @@ pub const PIPELINE_ARGUMENT: &str = "pipeline";
 /// The words a pipeline element may start with: the first word of every
 /// command `engine` knows (builtins and their families such as `str` or
 /// `math`, and the session's own `def`s and aliases, which are commands of
-/// its engine too) and `programs` (those on PATH, which models call
-/// without `^`). Sorted, each once.
+/// its engine too), `programs` (those on PATH, which models call
+/// without `^`) and the habits of other languages the loop translates or
+/// names the Nushell form of ([`super::repair::habit_names`]). Sorted,
+/// each once.
 pub fn pipeline_heads(engine: &EngineState, programs: &[String]) -> Vec<String> {
     let mut heads: Vec<String> = engine
         .get_decls_sorted(false)
@@ -29,6 +31,7 @@ pub fn pipeline_heads(engine: &EngineState, programs: &[String]) -> Vec<String> 
             name.split_whitespace().next().map(str::to_string)
         })
         .chain(programs.iter().cloned())
+        .chain(super::repair::habit_names().map(str::to_string))
         .collect();
     heads.sort_unstable();
     heads.dedup();
