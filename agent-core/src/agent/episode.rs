@@ -185,6 +185,8 @@ pub struct Agent {
     /// The heads of the pipeline grammar and the engine's count of
     /// commands they were read at (a `def` or an alias adds one).
     heads: Option<(usize, Arc<[String]>)>,
+    /// The request asks to look into subfolders too.
+    wants_subfolders: bool,
 }
 
 /// What a model turn gave, for the loop.
@@ -243,6 +245,7 @@ impl Agent {
             pending_jobs: 0,
             usage: Usage::default(),
             heads: None,
+            wants_subfolders: false,
         }
     }
 
@@ -376,6 +379,7 @@ impl Agent {
         let mut last_stop: Option<String> = None;
         // An earlier request's error is not this one's.
         self.last_error = None;
+        self.wants_subfolders = repair::asks_for_subfolders(&request);
         // An answer was already sent back for facts no result shows.
         let mut grounding_asked = false;
         // The model was told this turn is for `answer` only.
@@ -1409,6 +1413,7 @@ impl Agent {
                 pipeline,
                 &ran.outcome.value,
                 found_nothing,
+                self.wants_subfolders,
                 &ran.outcome.cwd,
             )
         {
@@ -1570,6 +1575,7 @@ const HARNESS_PHRASES: &[&str] = &[
     "Fix the pipeline and call `nu` again",
     "this same pipeline failed at step",
     "Call `answer` now",
+    "a message you were sent",
     "nu::shell::",
     "nu::parser::",
 ];

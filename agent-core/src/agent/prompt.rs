@@ -34,7 +34,7 @@ impl PromptKind {
 fn role(kind: PromptKind) -> &'static str {
     match kind {
         PromptKind::Task => {
-            "You are nu-agent, working in the user's Nushell (nu) on their machine. Do the user's task by running Nushell pipelines with the `nu` tool, one step at a time; read each result before the next step. When done, call `answer`."
+            "You are nu-agent, working in the user's Nushell (nu) on their machine. Do the user's task by running Nushell pipelines with the `nu` tool, one step at a time. When done, call `answer`."
         }
         PromptKind::Explain { investigate: false } => {
             "You are nu-agent, in the user's Nushell (nu). Explain what the user shows you (data or a pipeline) clearly and briefly. Nothing runs. Call `answer` with the explanation."
@@ -50,7 +50,7 @@ fn role(kind: PromptKind) -> &'static str {
 
 /// The Nushell a model gets wrong most: commands give tables to filter,
 /// files open as data, and the bash habits to drop.
-const NUSHELL: &str = "Nushell is not bash: commands give tables; filter them with more commands.
+const NUSHELL: &str = "Nushell is not bash: commands give tables to filter.
 - `ls` (name type size modified), `ls **/*` (subfolders too), `ls ~` (home): `ls | where size > 10kb | sort-by size --reverse | first 5`, `ls | where modified > ((date now) - 1day)`, `ls | where type == dir`, `ls --du` (folder sizes)
 - Data files open as tables or records: `open f.csv | get price | math avg`, `open f.json | get server.port`.
 - Text files open as text: `open app.log | lines | where $it =~ 'ERROR' | length`.
@@ -60,7 +60,7 @@ const NUSHELL: &str = "Nushell is not bash: commands give tables; filter them wi
 - Programs: `^git log --format='%h %an %s' | lines` (text).
 - Changes: `rm f`, `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.tmp | each { rm $in.name }`.
 - bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`.
-- `$out.N` holds step N's full value.
+- `$out.N` holds step N's value; `let x = (ls)` keeps one for later steps as `$x`.
 - An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
 
 /// A whole short episode, to copy the form of.
@@ -121,7 +121,7 @@ fn words(text: &str) -> String {
 fn rules(kind: PromptKind) -> &'static str {
     match kind {
         PromptKind::Task => {
-            "Rules: find facts by running pipelines; answer only with what results show, never guesses. Change or delete only what the task asks. The user's policy decides what runs: a denied or blocked step is final; answer saying what you did not do and why. Answer in a few plain sentences that name what you found (files, names, numbers); when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
+            "Rules: answer only with what results show, never guesses. Change or delete only what the task asks. A step the user's policy denied or blocked is final: answer saying what you did not do and why. Answer in a few plain sentences that name what you found (files, names, numbers); when the user wants data (files, rows), set `out` to the N of the `$out.N` holding it."
         }
         PromptKind::Explain { .. } => {
             "Rules: be concrete: name columns, values and what stands out; say what each command of a pipeline does and what it returns."

@@ -352,11 +352,13 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
 /// hint): a size compared with a bare number, a command used the shell's
 /// way, values that lost their file, folder sizes from `ls`, nothing
 /// found by `ls` in one folder (`found_nothing`: a read that gave
-/// nothing, in `cwd`).
+/// nothing, in `cwd`), or one folder listed when the request asked for
+/// subfolders too (`wants_subfolders`).
 pub fn result_note(
     pipeline: &str,
     value: &nu_protocol::Value,
     found_nothing: bool,
+    wants_subfolders: bool,
     cwd: &std::path::Path,
 ) -> Option<String> {
     bare_size_hint(pipeline)
@@ -366,6 +368,11 @@ pub fn result_note(
         .or_else(|| {
             found_nothing
                 .then(|| this_folder_only_hint(pipeline, cwd))
+                .flatten()
+        })
+        .or_else(|| {
+            wants_subfolders
+                .then(|| subfolders_hint(pipeline, cwd))
                 .flatten()
         })
 }
@@ -403,27 +410,64 @@ pub fn bare_size_hint(pipeline: &str) -> Option<String> {
 /// (`ls | where …`, `ls *.bak | …`) in `cwd`, which has subfolders: `ls`
 /// does not look into them, and the request may have meant them.
 pub fn this_folder_only_hint(pipeline: &str, cwd: &std::path::Path) -> Option<String> {
+    let pattern = one_folder_listing(pipeline)?;
+    let filtered = pipeline.contains('|') || pattern != "*";
+    (filtered && has_subfolders(cwd)).then(|| {
+        format!(
+            "Note: nothing matched in this folder; `ls` does not look into subfolders. `ls **/{pattern}` does (its names are paths: `dir/file`)."
+        )
+    })
+}
+
+/// For a pipeline that listed one folder with `ls` when the request asks
+/// for its subfolders too (see [`asks_for_subfolders`]), in `cwd` that has
+/// some: `ls **/…` is what it asked for.
+pub fn subfolders_hint(pipeline: &str, cwd: &std::path::Path) -> Option<String> {
+    let pattern = one_folder_listing(pipeline)?;
+    has_subfolders(cwd).then(|| {
+        format!(
+            "Note: `ls` lists this folder only, and the request asks for subfolders too: `ls **/{pattern}` (its names are paths: `dir/file`)."
+        )
+    })
+}
+
+/// Whether `request` asks to look into subfolders too.
+pub fn asks_for_subfolders(request: &str) -> bool {
+    let request = request.to_lowercase();
+    [
+        "subfolder",
+        "sub-folder",
+        "subdirector",
+        "sub-director",
+        "recursive",
+    ]
+    .iter()
+    .any(|word| request.contains(word))
+}
+
+/// The pattern (`*` for none) of a pipeline whose first element lists one
+/// folder with `ls`: this one or a pattern in it, not `**`, not a path.
+fn one_folder_listing(pipeline: &str) -> Option<String> {
     let first = pipeline.split('|').next()?.trim();
     let mut words = first.split_whitespace();
     if words.next()? != "ls" {
         return None;
     }
     let args: Vec<&str> = words.filter(|w| !w.starts_with('-')).collect();
-    // One folder: this one, or a pattern in it; not `**`, not a path.
     let one_folder = args.len() <= 1
         && args
             .iter()
             .all(|a| !a.contains("**") && !a.contains('/') && !a.starts_with('~'));
-    let filtered = pipeline.contains('|') || !args.is_empty();
-    let has_subfolders = std::fs::read_dir(cwd).ok()?.flatten().any(|entry| {
-        entry.file_type().is_ok_and(|t| t.is_dir())
-            && !entry.file_name().to_string_lossy().starts_with('.')
-    });
-    (one_folder && filtered && has_subfolders).then(|| {
-        let pattern = args.first().copied().unwrap_or("*");
-        format!(
-            "Note: nothing matched in this folder; `ls` does not look into subfolders. `ls **/{pattern}` does (its names are paths: `dir/file`)."
-        )
+    one_folder.then(|| args.first().copied().unwrap_or("*").to_string())
+}
+
+/// Whether `dir` has folders in it (hidden ones left out).
+fn has_subfolders(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            entry.file_type().is_ok_and(|t| t.is_dir())
+                && !entry.file_name().to_string_lossy().starts_with('.')
+        })
     })
 }
 
@@ -913,6 +957,26 @@ mod tests {
                 "{looked_deeper}"
             );
         }
+    }
+
+    #[test]
+    fn one_folder_listed_when_subfolders_were_asked_for_is_pointed_out() {
+        assert!(asks_for_subfolders(
+            "List every file here and in its Subfolders"
+        ));
+        assert!(asks_for_subfolders("search recursively for logs"));
+        assert!(!asks_for_subfolders("list the folders here"));
+        let dir = tempfile::tempdir().unwrap();
+        let listed = "ls | where size > 10kb";
+        assert_eq!(subfolders_hint(listed, dir.path()), None, "no subfolders");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let hint = subfolders_hint(listed, dir.path()).unwrap_or_default();
+        assert!(hint.contains("`ls **/*`"), "{hint}");
+        assert_eq!(subfolders_hint("ls **/* | where size > 10kb", dir.path()), None);
+        let value = nu_protocol::Value::test_nothing();
+        let note = result_note(listed, &value, false, true, dir.path()).unwrap_or_default();
+        assert!(note.contains("asks for subfolders"), "{note}");
+        assert_eq!(result_note(listed, &value, false, false, dir.path()), None);
     }
 
     #[test]

@@ -164,9 +164,19 @@ impl SystemContext {
         if !self.missing_tools.is_empty() {
             lines.push(format!("Not installed: {}", self.missing_tools.join(" ")));
         }
-        lines.push(format!("cwd: {}", cwd.display()));
+        let mut place = format!("cwd: {}", cwd.display());
+        if in_git_repository(cwd) {
+            place.push_str(" (a git repository: read it with `^git`)");
+        }
+        lines.push(place);
         lines.join("\n")
     }
+}
+
+/// Whether `dir` is inside a git work tree (it or a folder above it has a
+/// `.git`): a small model otherwise opens the files under `.git`.
+fn in_git_repository(dir: &Path) -> bool {
+    dir.ancestors().any(|folder| folder.join(".git").exists())
 }
 
 /// `6.1.0-18-amd64` → `6.1`.
@@ -234,6 +244,21 @@ mod tests {
             assert!(text.contains(fact), "{fact} missing from {text}");
         }
         assert!(text.len() < 500, "{text}");
+        assert!(!text.contains("git repository"), "{text}");
+    }
+
+    #[test]
+    fn a_git_repository_is_named_with_how_to_read_it() {
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(repo.path().join(".git")).unwrap();
+        std::fs::create_dir_all(repo.path().join("src/deep")).unwrap();
+        for dir in [repo.path().to_path_buf(), repo.path().join("src/deep")] {
+            let text = sample().prompt_text(&dir);
+            assert!(
+                text.ends_with("(a git repository: read it with `^git`)"),
+                "{text}"
+            );
+        }
     }
 
     #[test]
