@@ -196,6 +196,9 @@ fn a_multi_step_task_ends_with_the_answer_and_well_formed_events() {
 fn a_pipeline_that_does_not_parse_goes_back_unexecuted() {
     let mut ep = episode(
         vec![
+            // Sampled again twice, the same each time: it goes back.
+            nu("mkdir made; ls | where size >"),
+            nu("mkdir made; ls | where size >"),
             nu("mkdir made; ls | where size >"),
             nu("ls | length"),
             answer("ok"),
@@ -974,6 +977,8 @@ fn an_invented_command_is_an_error_never_a_question_and_a_known_one_is_translate
     let mut ep = episode(
         vec![
             nu("ls | frobnicate"),
+            nu("ls | frobnicate"),
+            nu("ls | frobnicate"),
             nu("ls | where name =~ txt | count"),
             answer("There are 2 text files."),
         ],
@@ -1458,4 +1463,46 @@ fn a_size_compared_with_a_bare_number_is_compared_in_bytes() {
         "{}",
         results[1]
     );
+}
+
+#[test]
+fn a_pipeline_that_cannot_run_is_sampled_again_and_never_shown() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where size >"),
+            nu("ls | frobnicate"),
+            nu("ls | length"),
+            answer("There are 3 files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    assert_eq!(
+        ep.repaired(),
+        [
+            "a pipeline that does not parse; sampled again",
+            "a pipeline that calls a name that is no command or program; sampled again",
+        ]
+    );
+    // Neither is in the conversation; each resample was steered away from
+    // what came before.
+    let calls: Vec<String> = ep
+        .agent
+        .messages()
+        .iter()
+        .flat_map(|m| m.tool_calls.iter())
+        .map(|c| serde_json::Value::Object(c.arguments.clone()).to_string())
+        .collect();
+    assert!(
+        calls
+            .iter()
+            .all(|c| !c.contains("size >") && !c.contains("frobnicate")),
+        "{calls:?}"
+    );
+    let requests = ep.requests.lock().unwrap();
+    assert_eq!(requests[1].avoid.len(), 1);
+    assert_eq!(requests[2].avoid.len(), 2);
 }

@@ -185,8 +185,7 @@ fn ps_sort(args: &[String]) -> Option<String> {
         Some((_, key)) => key,
         None => args.get(at + 1)?.as_str(),
     };
-    let descending = key.starts_with('-')
-        || args.iter().any(|a| a == "--reverse" || a == "-r");
+    let descending = key.starts_with('-') || args.iter().any(|a| a == "--reverse" || a == "-r");
     let column = match key.trim_start_matches(['-', '+']).trim_start_matches('%') {
         "mem" | "rss" | "rsz" | "memory" => "mem",
         "cpu" | "pcpu" => "cpu",

@@ -48,6 +48,11 @@ const CONTEXT_RETRIES: usize = 2;
 /// backend that steers tokens away from the repeat needs no more), then
 /// warmer for one that cannot.
 const RESAMPLE_TEMPERATURES: [f32; 3] = [0.0, 0.7, 1.0];
+/// The temperatures a turn whose pipeline cannot run (see
+/// [`Agent::why_unrunnable`]) is sampled again at, steered away from it:
+/// the model's next best at its own, then warmer. After them the pipeline
+/// goes on as it is and its error goes back to the model.
+const UNRUNNABLE_TEMPERATURES: [f32; 2] = [0.0, 0.7];
 /// The shortest reply taken as an echo of a message it equals (a short
 /// answer may well be a word the user said)…
 const ECHO_MIN_CHARS: usize = 12;
@@ -476,6 +481,23 @@ impl Agent {
                         .filter(|call| call.name != super::ANSWER_TOOL)
                         .cloned(),
                 );
+                let temperature = temperature.max(self.options.temperature);
+                turn = match self.model_turn(answer_only, temperature, &avoid, cancel) {
+                    TurnResult::Turn(turn) => turn,
+                    TurnResult::End(ending) => return ending,
+                };
+            }
+            // A pipeline that cannot run is not shown to the model: it
+            // is sampled again, steered away from it.
+            for temperature in UNRUNNABLE_TEMPERATURES {
+                let Some((call, why)) = self.unrunnable_call(&turn) else {
+                    break;
+                };
+                self.emit(AgentEvent::Repaired {
+                    step,
+                    message: format!("a pipeline that {why}; sampled again"),
+                });
+                avoid.push(call);
                 let temperature = temperature.max(self.options.temperature);
                 turn = match self.model_turn(answer_only, temperature, &avoid, cancel) {
                     TurnResult::Turn(turn) => turn,
@@ -1270,6 +1292,57 @@ impl Agent {
             return (text, StepStatus::Failed);
         }
         self.run_checked(step, pipeline, why, decision, cancel)
+    }
+
+    /// The first `nu` call of `turn` whose pipeline cannot run, with why
+    /// (see [`Agent::why_unrunnable`]).
+    fn unrunnable_call(
+        &self,
+        turn: &crate::llm::ChatTurn,
+    ) -> Option<(crate::llm::ToolCall, &'static str)> {
+        if !self.may_run() {
+            return None;
+        }
+        turn.tool_calls
+            .iter()
+            .find_map(|call| match without_degenerate(Action::from_call(call)) {
+                Ok(Action::Run { pipeline, .. }) => self
+                    .why_unrunnable(&pipeline)
+                    .map(|why| (call.clone(), why)),
+                _ => None,
+            })
+    }
+
+    /// Why `pipeline` cannot run, judged before anything runs the way
+    /// [`Agent::run_step`] would take it: it does not parse even after the
+    /// exact fixes of almost-Nushell and bash, or it calls a name that is
+    /// neither a command nor a program here. `None` when it can run.
+    fn why_unrunnable(&self, pipeline: &str) -> Option<&'static str> {
+        if is_exit(pipeline) {
+            return None;
+        }
+        let (plan, _) = self.shell.check(pipeline);
+        let fixed = near_nushell::as_nushell(pipeline, plan.is_some());
+        let pipeline = fixed.as_ref().map_or(pipeline, |(fixed, _)| fixed.as_str());
+        let (plan, _) = self.shell.check(pipeline);
+        let finds = |program: &str| self.shell.finds_program(program);
+        let unknown = plan
+            .as_ref()
+            .is_some_and(|plan| !repair::unknown_programs(plan, finds).is_empty());
+        if plan.is_some() && !unknown {
+            return None;
+        }
+        let engine = self.shell.session().engine_state();
+        if bash_forms::as_nushell(engine, pipeline).is_some()
+            || (plan.is_none() && bash_forms::as_programs(pipeline, finds).is_some())
+        {
+            return None;
+        }
+        Some(if unknown {
+            "calls a name that is no command or program"
+        } else {
+            "does not parse"
+        })
     }
 
     /// (Ask,) run and observe `pipeline` as it is, whose static verdict is

@@ -751,9 +751,9 @@ mod tests {
             assert_eq!(bytes(same), None, "{same}");
         }
         assert!(
-            as_nushell("ls | where size > 10", true)
-                .is_some_and(|(text, notes)| text == "ls | where size > 10b"
-                    && notes[0].contains("`10b`"))
+            as_nushell("ls | where size > 10", true).is_some_and(|(text, notes)| text
+                == "ls | where size > 10b"
+                && notes[0].contains("`10b`"))
         );
     }
 

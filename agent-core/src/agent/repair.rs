@@ -268,9 +268,15 @@ pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, Str
     let literal = fixed_literal(&label.snippet)?;
     let fixed = format!("{}{literal}{}", &pipeline[..start], &pipeline[end..]);
     let note = if literal_type == "int" {
-        format!("a file size compares with a size: `{literal}` for `{}`", label.snippet)
+        format!(
+            "a file size compares with a size: `{literal}` for `{}`",
+            label.snippet
+        )
     } else {
-        format!("a number compares with a number: `{literal}` for `{}`", label.snippet)
+        format!(
+            "a number compares with a number: `{literal}` for `{}`",
+            label.snippet
+        )
     };
     Some((fixed, note))
 }
@@ -804,17 +810,11 @@ mod tests {
         );
         // Not a literal (or not where the label says): nothing to fix.
         assert_eq!(
-            exact_fix(
-                "ls | where size > $n",
-                &compared(size_int, "int", 19, "$n")
-            ),
+            exact_fix("ls | where size > $n", &compared(size_int, "int", 19, "$n")),
             None
         );
         assert_eq!(
-            exact_fix(
-                "ls | where size > 10",
-                &compared(size_int, "int", 3, "10")
-            ),
+            exact_fix("ls | where size > 10", &compared(size_int, "int", 3, "10")),
             None
         );
         let int_size = "Types 'int' and 'filesize' are not compatible for the '>' operator.";
@@ -972,7 +972,10 @@ mod tests {
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         let hint = subfolders_hint(listed, dir.path()).unwrap_or_default();
         assert!(hint.contains("`ls **/*`"), "{hint}");
-        assert_eq!(subfolders_hint("ls **/* | where size > 10kb", dir.path()), None);
+        assert_eq!(
+            subfolders_hint("ls **/* | where size > 10kb", dir.path()),
+            None
+        );
         let value = nu_protocol::Value::test_nothing();
         let note = result_note(listed, &value, false, true, dir.path()).unwrap_or_default();
         assert!(note.contains("asks for subfolders"), "{note}");
