@@ -61,25 +61,32 @@ pub fn fit(messages: &mut [Message], limit: usize) -> Option<String> {
         total = total.saturating_sub(cost) + message_tokens(message);
         shortened += 1;
     }
-    // 2. The longest older messages (piped input, long answers), cut in the
-    //    middle.
+    // 2. The longest older texts (piped input, long answers), cut in the
+    //    middle. Only a message's text is cut (its tool calls stay as they
+    //    were made), and a cut that saves nothing ends it.
     while total > limit {
         let Some((index, cost)) = messages
             .iter()
             .enumerate()
             .take(protected_from)
             .skip(1)
-            .map(|(i, m)| (i, message_tokens(m)))
+            .map(|(i, m)| (i, ApproxTokenCounter.count(&m.content)))
             .filter(|(_, cost)| *cost > 64)
             .max_by_key(|(_, cost)| *cost)
         else {
             break;
         };
         let over = total - limit;
+        let message_cost = message_tokens(&messages[index]);
         let keep_chars = message_chars_to_keep(&messages[index].content, cost, over);
         messages[index].content = cut_middle(&messages[index].content, keep_chars);
-        total = total.saturating_sub(cost) + message_tokens(&messages[index]);
+        let now = total.saturating_sub(message_cost) + message_tokens(&messages[index]);
         shortened += 1;
+        if now >= total {
+            total = now;
+            break;
+        }
+        total = now;
     }
     let after = total;
     let mut notice = format!(
@@ -131,6 +138,27 @@ mod tests {
             format!("call_{n}"),
             format!("$out.{n}\n{}", body.join("\n")),
         )
+    }
+
+    #[test]
+    fn messages_whose_tokens_are_in_their_calls_end_the_shortening() {
+        use crate::llm::ToolCall;
+        let call = |n: usize| ToolCall {
+            id: format!("call_{n}"),
+            name: "nu".into(),
+            arguments: serde_json::json!({"pipeline": "ls | ".repeat(300)})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        };
+        let mut messages = vec![Message::system("system prompt"), Message::user("task")];
+        for n in 0..6 {
+            messages.push(Message::assistant("x ".repeat(40), vec![call(n)]));
+            messages.push(Message::tool(format!("call_{n}"), "$out.0\n3"));
+        }
+        // Far under what the calls alone cost: it must end, saying so.
+        let notice = fit(&mut messages, 100).expect("a notice");
+        assert!(notice.contains("too long"), "{notice}");
     }
 
     #[test]
