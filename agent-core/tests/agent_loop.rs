@@ -83,6 +83,15 @@ impl Episode {
             .collect()
     }
 
+    /// The names of the tools offered in the `n`th model request.
+    fn tools_offered(&self, n: usize) -> Vec<String> {
+        self.requests.lock().unwrap()[n]
+            .tools
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
+    }
+
     /// The messages of the loop's repairs, in order.
     fn repaired(&self) -> Vec<String> {
         self.events()
@@ -196,8 +205,7 @@ fn a_multi_step_task_ends_with_the_answer_and_well_formed_events() {
 fn a_pipeline_that_does_not_parse_goes_back_unexecuted() {
     let mut ep = episode(
         vec![
-            // Sampled again twice, the same each time: it goes back.
-            nu("mkdir made; ls | where size >"),
+            // Sampled again, the same: it goes back.
             nu("mkdir made; ls | where size >"),
             nu("mkdir made; ls | where size >"),
             nu("ls | length"),
@@ -768,9 +776,8 @@ fn explain_without_investigate_offers_no_nu_tool() {
     );
     let ending = ep.agent.run(&request, &CancelToken::new());
     assert!(matches!(ending, Ending::Answered { .. }));
+    assert_eq!(ep.tools_offered(0), ["help", "answer"]);
     let requests = ep.requests.lock().unwrap();
-    let names: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["help", "answer"]);
     assert!(requests[0].messages[1].content.contains("a.txt"));
 }
 
@@ -878,16 +885,16 @@ fn a_model_going_round_in_circles_is_asked_to_answer_then_stopped() {
     let mut ep = episode(turns, Policy::default(), AgentOptions::default());
     let ending = ep.agent.run("what does ls do?", &CancelToken::new());
     assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
-    let requests = ep.requests.lock().unwrap();
-    let tools: Vec<&str> = requests[9].tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(tools, ["answer"]);
-    assert_eq!(requests[9].tool_choice, ToolChoice::Required);
+    assert_eq!(ep.tools_offered(9), ["answer"]);
+    assert_eq!(
+        ep.requests.lock().unwrap()[9].tool_choice,
+        ToolChoice::Required
+    );
     assert!(
         ep.events()
             .iter()
             .any(|e| matches!(e, AgentEvent::Notice(t) if t.contains("round in circles")))
     );
-    drop(requests);
 
     let mut ep = episode(vec![help(); 20], Policy::default(), AgentOptions::default());
     match ep.agent.run("what does ls do?", &CancelToken::new()) {
@@ -976,7 +983,6 @@ fn degenerate_pipelines_and_answers_go_back_to_the_model() {
 fn an_invented_command_is_an_error_never_a_question_and_a_known_one_is_translated() {
     let mut ep = episode(
         vec![
-            nu("ls | frobnicate"),
             nu("ls | frobnicate"),
             nu("ls | frobnicate"),
             nu("ls | where name =~ txt | count"),
@@ -1121,9 +1127,7 @@ fn an_example_copied_from_the_prompt_after_results_is_not_run_and_answer_is_aske
                     .contains("f.csv"))),
         "the copy is left out"
     );
-    let requests = ep.requests.lock().unwrap();
-    let last: Vec<&str> = requests[2].tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(last, vec!["answer"]);
+    assert_eq!(ep.tools_offered(2), ["answer"]);
 }
 
 #[test]
@@ -1425,9 +1429,7 @@ fn exit_is_not_run_and_the_next_turn_is_for_answer_only() {
         "{:?}",
         ep.tool_results()
     );
-    let requests = ep.requests.lock().unwrap();
-    let last: Vec<&str> = requests[2].tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(last, vec!["answer"]);
+    assert_eq!(ep.tools_offered(2), ["answer"]);
 }
 
 #[test]
@@ -1470,8 +1472,10 @@ fn a_pipeline_that_cannot_run_is_sampled_again_and_never_shown() {
     let mut ep = episode(
         vec![
             nu("ls | where size >"),
-            nu("ls | frobnicate"),
             nu("ls | length"),
+            // Its resample cannot run either: this one goes back.
+            nu("ls | frobnicate"),
+            nu("ls | frobnicate -x"),
             answer("There are 3 files."),
         ],
         Policy::default(),
@@ -1479,7 +1483,7 @@ fn a_pipeline_that_cannot_run_is_sampled_again_and_never_shown() {
     );
     let ending = ep.agent.run("how many files?", &CancelToken::new());
     assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
-    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok, StepStatus::Failed]);
     assert_eq!(
         ep.repaired(),
         [
@@ -1487,8 +1491,8 @@ fn a_pipeline_that_cannot_run_is_sampled_again_and_never_shown() {
             "a pipeline that calls a name that is no command or program; sampled again",
         ]
     );
-    // Neither is in the conversation; each resample was steered away from
-    // what came before.
+    // The one a resample replaced is not in the conversation; the resample
+    // was steered away from it.
     let calls: Vec<String> = ep
         .agent
         .messages()
@@ -1496,13 +1500,17 @@ fn a_pipeline_that_cannot_run_is_sampled_again_and_never_shown() {
         .flat_map(|m| m.tool_calls.iter())
         .map(|c| serde_json::Value::Object(c.arguments.clone()).to_string())
         .collect();
+    assert!(calls.iter().all(|c| !c.contains("size >")), "{calls:?}");
     assert!(
-        calls
-            .iter()
-            .all(|c| !c.contains("size >") && !c.contains("frobnicate")),
+        calls.iter().any(|c| c.contains("frobnicate -x")),
         "{calls:?}"
+    );
+    assert!(
+        ep.tool_results()[1].contains("`frobnicate` is not a Nushell command"),
+        "{:?}",
+        ep.tool_results()
     );
     let requests = ep.requests.lock().unwrap();
     assert_eq!(requests[1].avoid.len(), 1);
-    assert_eq!(requests[2].avoid.len(), 2);
+    assert_eq!(requests[3].avoid.len(), 1);
 }

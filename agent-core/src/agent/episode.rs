@@ -50,9 +50,12 @@ const CONTEXT_RETRIES: usize = 2;
 const RESAMPLE_TEMPERATURES: [f32; 3] = [0.0, 0.7, 1.0];
 /// The temperatures a turn whose pipeline cannot run (see
 /// [`Agent::why_unrunnable`]) is sampled again at, steered away from it:
-/// the model's next best at its own, then warmer. After them the pipeline
-/// goes on as it is and its error goes back to the model.
-const UNRUNNABLE_TEMPERATURES: [f32; 2] = [0.0, 0.7];
+/// once, at its own, which on a backend that steers is the model's next
+/// most likely call. Not warmer: a warm draw makes a greedy run depend on
+/// the last bits of the logits (another CPU's kernels would write another
+/// episode). After it the pipeline goes on as it is and its error goes
+/// back to the model.
+const UNRUNNABLE_TEMPERATURES: [f32; 1] = [0.0];
 /// The shortest reply taken as an echo of a message it equals (a short
 /// answer may well be a word the user said)…
 const ECHO_MIN_CHARS: usize = 12;

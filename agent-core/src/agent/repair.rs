@@ -281,18 +281,19 @@ pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, Str
     Some((fixed, note))
 }
 
-/// The byte offset of `line`:`column` (1-based, in characters) in `text`.
+/// The byte offset of `line`:`column` (1-based, in characters) in `text`;
+/// a column past the line's end is its end.
 fn char_offset(text: &str, line: usize, column: usize) -> Option<usize> {
     let line_start: usize = text
         .split_inclusive('\n')
         .take(line.checked_sub(1)?)
         .map(str::len)
         .sum();
-    let rest = text.get(line_start..)?;
-    let within = rest
+    let line_text = text.get(line_start..)?.lines().next()?;
+    let within = line_text
         .char_indices()
-        .nth(column.checked_sub(1)?)
-        .map(|(i, _)| i)?;
+        .nth(column.saturating_sub(1))
+        .map_or(line_text.len(), |(i, _)| i);
     Some(line_start + within)
 }
 
@@ -642,17 +643,11 @@ fn first_words(text: &str, command: &str) -> bool {
 /// The byte offset where the pipeline element holding `line`:`column`
 /// (1-based, in characters) starts: after the `|` or `;` before it.
 fn element_start(pipeline: &str, line: usize, column: usize) -> Option<usize> {
-    let line_start: usize = pipeline
-        .split_inclusive('\n')
-        .take(line.checked_sub(1)?)
-        .map(str::len)
-        .sum();
-    let text = pipeline[line_start..].lines().next()?;
-    let at = text
-        .char_indices()
-        .nth(column.saturating_sub(1))
-        .map_or(text.len(), |(i, _)| i);
-    let start = text[..at].rfind(['|', ';']).map_or(0, |i| i + 1);
+    let at = char_offset(pipeline, line, column)?;
+    let line_start = pipeline[..at].rfind('\n').map_or(0, |i| i + 1);
+    let start = pipeline[line_start..at]
+        .rfind(['|', ';'])
+        .map_or(0, |i| i + 1);
     Some(line_start + start)
 }
 
