@@ -98,12 +98,8 @@ pub fn sizes_in_bytes(pipeline: &str) -> Option<(String, String)> {
     let regex = COMPARED.as_ref()?;
     let chars: Vec<char> = pipeline.chars().collect();
     let code = outside_strings(&chars);
-    // Byte offset → whether that character is code.
-    let code_at: std::collections::HashMap<usize, bool> = pipeline
-        .char_indices()
-        .zip(code)
-        .map(|((at, _), is_code)| (at, is_code))
-        .collect();
+    // Whether the character at byte offset `at` is code.
+    let is_code = |at: usize| code.get(pipeline[..at].chars().count()) == Some(&true);
     let mut out = String::with_capacity(pipeline.len() + 2);
     let mut last = 0;
     let mut first = None;
@@ -113,10 +109,7 @@ pub fn sizes_in_bytes(pipeline: &str) -> Option<(String, String)> {
         };
         let unit_follows = pipeline[number.end()..]
             .starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '_');
-        if !SIZE_COLUMNS.contains(&column.as_str())
-            || unit_follows
-            || !code_at.get(&number.start()).copied().unwrap_or(false)
-        {
+        if !SIZE_COLUMNS.contains(&column.as_str()) || unit_follows || !is_code(number.start()) {
             continue;
         }
         out.push_str(&pipeline[last..number.end()]);
