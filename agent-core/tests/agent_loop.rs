@@ -1514,3 +1514,89 @@ fn a_pipeline_that_cannot_run_is_sampled_again_and_never_shown() {
     assert_eq!(requests[1].avoid.len(), 1);
     assert_eq!(requests[3].avoid.len(), 1);
 }
+
+#[test]
+fn the_files_a_request_names_are_read_first_and_take_no_out_number() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("orders.csv"),
+        "id,region,amount\n1,north,120\n2,south,75\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join(".secret.txt"), "hidden").unwrap();
+    let mut ep = episode_in(
+        dir,
+        vec![
+            nu("open orders.csv | get amount | math sum"),
+            call("answer", serde_json::json!({"text": "195", "out": 0})),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    let ending = ep.agent.run(
+        "Sum the amount in orders.csv (not .secret.txt).",
+        &CancelToken::new(),
+    );
+    let Ending::Answered {
+        data: Some(Value::Int { val: 195, .. }),
+        ..
+    } = ending
+    else {
+        panic!("the step's sum is $out.0: {ending:?}");
+    };
+    let requests = ep.requests.lock().unwrap();
+    let first = &requests[0].messages.last().unwrap().content;
+    assert!(
+        first.starts_with("Sum the amount in orders.csv (not .secret.txt).\n\n")
+            && first.contains(
+                "- orders.csv: a table of 2 rows; columns: id (int), region (string), amount (int); first row: id: 1, region: north, amount: 120"
+            )
+            && !first.contains("hidden"),
+        "{first}"
+    );
+    drop(requests);
+
+    // Off, the request goes as it was written.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("orders.csv"), "id\n1\n").unwrap();
+    let mut ep = episode_in(
+        dir,
+        vec![answer("done")],
+        Policy::default(),
+        AgentOptions {
+            read_named_files: false,
+            ..AgentOptions::default()
+        },
+        Vec::new(),
+    );
+    ep.agent.run("Read orders.csv", &CancelToken::new());
+    let requests = ep.requests.lock().unwrap();
+    assert_eq!(
+        requests[0].messages.last().unwrap().content,
+        "Read orders.csv"
+    );
+}
+
+#[test]
+fn bash_made_nushell_is_made_exact_nushell_too() {
+    // `sum amount` is `math sum amount`, which parses and gives the table
+    // back unchanged: the column is taken first.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("o.csv"), "id,amount\n1,2.5\n2,3\n").unwrap();
+    let mut ep = episode_in(
+        dir,
+        vec![nu("open o.csv | sum amount"), answer("5.5")],
+        Policy::default(),
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    ep.agent.run("total amount?", &CancelToken::new());
+    let results = ep.tool_results();
+    assert!(
+        results[0]
+            .starts_with("That was bash; it ran as Nushell: `open o.csv | get amount | math sum`.")
+            && results[0].ends_with("5.5"),
+        "{results:?}"
+    );
+}

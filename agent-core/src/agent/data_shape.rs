@@ -61,7 +61,20 @@ pub fn describe(
     {
         text.push_str(&format!("`{wanted}` is at `{path}`: `{fixed}`\n"));
     }
-    text.push_str(&format!("`{source}` ($out.{index}) is "));
+    text.push_str(&format!("`{source}` ($out.{index}) is {}", shape(value)));
+    text.push('.');
+    if let Some(wanted) = wanted
+        && path_to(value, wanted).is_none()
+    {
+        text.push_str(&format!(" It has no `{wanted}`."));
+    }
+    text
+}
+
+/// What `value` is, in a phrase: a record and its fields (nested records
+/// one level down), a table's rows and columns with their types, a
+/// list's length, text's lines.
+pub fn shape(value: &Value) -> String {
     match value {
         Value::Record { val, .. } => {
             let fields: Vec<String> = val
@@ -74,7 +87,7 @@ pub fn describe(
                     other => format!("{key} ({})", other.get_type()),
                 })
                 .collect();
-            text.push_str(&format!("a record: {}", fields.join(", ")));
+            format!("a record: {}", fields.join(", "))
         }
         Value::List { vals, .. } if vals.iter().all(|v| matches!(v, Value::Record { .. })) => {
             let columns: Vec<String> = match vals.first() {
@@ -84,30 +97,18 @@ pub fn describe(
                     .collect(),
                 _ => Vec::new(),
             };
-            text.push_str(&format!(
+            format!(
                 "a table of {} rows; columns: {}",
                 vals.len(),
                 columns.join(", ")
-            ));
+            )
         }
-        Value::List { vals, .. } => {
-            text.push_str(&format!("a list of {} items", vals.len()));
-        }
+        Value::List { vals, .. } => format!("a list of {} items", vals.len()),
         Value::String { val, .. } => {
-            text.push_str(&format!(
-                "text of {} lines (`lines` splits it)",
-                val.lines().count()
-            ));
+            format!("text of {} lines (`lines` splits it)", val.lines().count())
         }
-        other => text.push_str(&format!("a {}", other.get_type())),
+        other => format!("a {}", other.get_type()),
     }
-    text.push('.');
-    if let Some(wanted) = wanted
-        && path_to(value, wanted).is_none()
-    {
-        text.push_str(&format!(" It has no `{wanted}`."));
-    }
-    text
 }
 
 /// `pipeline` with the first whole word `wanted` after `source` written

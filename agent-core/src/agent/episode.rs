@@ -16,7 +16,7 @@ use nu_protocol::Value;
 use super::{
     AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
-    data_shape, grounding, near_nushell, prompt, repair,
+    data_shape, grounding, named_files, near_nushell, prompt, repair,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -95,6 +95,10 @@ pub struct AgentOptions {
     /// starting with what the session knows (see
     /// [`crate::llm::PipelineGrammar`]; a backend that cannot ignores it).
     pub pipeline_grammar: bool,
+    /// Read the files a task's request names (within the working
+    /// directory, when the policy allows it) and tell the model their
+    /// shape with the request (see `named_files`).
+    pub read_named_files: bool,
 }
 
 impl Default for AgentOptions {
@@ -112,6 +116,7 @@ impl Default for AgentOptions {
             promote_after: Some(Duration::from_secs(120)),
             observe: ObserveMode::Compact,
             pipeline_grammar: true,
+            read_named_files: true,
         }
     }
 }
@@ -337,9 +342,10 @@ impl Agent {
 
     /// Work on `request` until the model answers or the loop stops.
     pub fn run(&mut self, request: &str, cancel: &CancelToken) -> Ending {
-        self.push(Message::user(request));
+        let message = self.with_named_files(request, cancel);
+        self.push(Message::user(message));
         let mut steps = 0;
-        let ending = self.steps(&mut steps, cancel);
+        let ending = self.steps(request, &mut steps, cancel);
         self.last_steps = steps;
         match &ending {
             Ending::Answered { text, data } => {
@@ -360,13 +366,35 @@ impl Agent {
         ending
     }
 
-    fn steps(&mut self, steps: &mut usize, cancel: &CancelToken) -> Ending {
-        // The request this loop answers (`run` has just added it).
-        let request = self
-            .messages
-            .last()
-            .map(|m| m.content.clone())
-            .unwrap_or_default();
+    /// `request` with the shape of each file it names, read aside (see
+    /// [`named_files`]): for a task, when the setting is on.
+    fn with_named_files(&mut self, request: &str, cancel: &CancelToken) -> String {
+        if self.options.kind != PromptKind::Task || !self.options.read_named_files {
+            return request.to_string();
+        }
+        let limits = self.step_limits();
+        let previews: Vec<String> = named_files::named_files(request, &self.shell.cwd())
+            .iter()
+            .filter_map(|name| {
+                let pipeline = named_files::open_pipeline(name)?;
+                let value = self.shell.read_aside(&pipeline, &limits, cancel)?;
+                Some(named_files::preview(name, &value))
+            })
+            .collect();
+        named_files::with_previews(request, &previews)
+    }
+
+    /// The limits of a step (and of a read the loop makes itself).
+    fn step_limits(&self) -> Limits {
+        let limits = Limits::default().with_max_output_bytes(self.options.max_output);
+        match self.options.step_timeout {
+            Some(timeout) => limits.with_timeout(timeout),
+            None => limits,
+        }
+    }
+
+    fn steps(&mut self, request: &str, steps: &mut usize, cancel: &CancelToken) -> Ending {
+        let request = request.to_string();
         // Calls made in this request: the step of each and the step whose
         // result answers it (itself, or the earlier one a repeat was not
         // made again for), to catch a model repeating itself (small models
@@ -1244,14 +1272,19 @@ impl Agent {
         if plan.is_some() && unknown.is_empty() && !bash_in_nushell {
             return self.run_checked(step, pipeline, why, decision, cancel);
         }
-        // Bash in a Nushell pipeline: its exact Nushell form runs where the
-        // policy lets it run without a question.
-        let nushell = bash_forms::as_nushell(engine, pipeline).and_then(|nu| {
-            let (plan, decision) = self.shell.check(&nu);
-            let runs = plan.is_some_and(|plan| repair::unknown_programs(&plan, finds).is_empty())
-                && decision.verdict == Verdict::Allow;
-            runs.then_some((nu, decision))
-        });
+        // Bash in a Nushell pipeline: its exact Nushell form (made exact
+        // Nushell in turn: `sum amount` is `math sum amount`, which is
+        // `get amount | math sum`) runs where the policy lets it run
+        // without a question.
+        let nushell = bash_forms::as_nushell(engine, pipeline)
+            .map(|nu| near_nushell::as_nushell(&nu, true).map_or(nu, |(fixed, _)| fixed))
+            .and_then(|nu| {
+                let (plan, decision) = self.shell.check(&nu);
+                let runs = plan
+                    .is_some_and(|plan| repair::unknown_programs(&plan, finds).is_empty())
+                    && decision.verdict == Verdict::Allow;
+                runs.then_some((nu, decision))
+            });
         if let Some((nu, decision)) = nushell {
             let (text, status) = self.run_checked(step, &nu, why, decision, cancel);
             return (
@@ -1405,10 +1438,7 @@ impl Agent {
             }),
             Verdict::Block | Verdict::Refuse => {}
         }
-        let mut limits = Limits::default().with_max_output_bytes(self.options.max_output);
-        if let Some(timeout) = self.options.step_timeout {
-            limits = limits.with_timeout(timeout);
-        }
+        let limits = self.step_limits();
         let started = Instant::now();
         let promotable = self
             .options
@@ -1536,10 +1566,7 @@ impl Agent {
         if decision.verdict != Verdict::Allow {
             return None;
         }
-        let mut limits = Limits::default().with_max_output_bytes(self.options.max_output);
-        if let Some(timeout) = self.options.step_timeout {
-            limits = limits.with_timeout(timeout);
-        }
+        let limits = self.step_limits();
         let ran = self.shell.run(source, &limits, cancel);
         if ran.outcome.error.is_some() || ran.approved_by.is_none() {
             return None;

@@ -18,6 +18,7 @@ mod episode;
 mod event;
 mod failure;
 mod grounding;
+mod named_files;
 mod near_nushell;
 mod prompt;
 mod repair;

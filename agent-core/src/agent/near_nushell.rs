@@ -21,7 +21,9 @@
 //!   stream, counts the error values as rows (`| length` gives them all);
 //! - an aggregate written as a function of a column, as in SQL or pandas
 //!   (`math sum(total)`, `math avg price`): `get total | math sum`, and
-//!   right after `group-by region` the same per group.
+//!   right after `group-by region` the same per group (`math sum total`
+//!   parses, and gives back its input unchanged);
+//! - a last `| table`, which turns the data into drawn text.
 //!
 //! Nothing here decides what may run: the fixed pipeline is judged by the
 //! policy as any other.
@@ -47,6 +49,14 @@ pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)>
         ));
         text = fixed;
     }
+    if let Some(fixed) = aggregate_of_column(&text) {
+        notes.push("a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`".to_string());
+        text = fixed;
+    }
+    if let Some(fixed) = without_display_table(&text) {
+        notes.push("`table` only draws a value as text; the value itself is kept".to_string());
+        text = fixed;
+    }
     if parses {
         return (!notes.is_empty()).then_some((text, notes));
     }
@@ -59,10 +69,6 @@ pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)>
             "a value goes through commands, not methods: `($f.name | split row '.' | last)`"
                 .to_string(),
         );
-        text = fixed;
-    }
-    if let Some(fixed) = aggregate_of_column(&text) {
-        notes.push("a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`".to_string());
         text = fixed;
     }
     if let Some(fixed) = split_row(&text) {
@@ -507,8 +513,30 @@ fn math_of_column(element: &str) -> Option<(String, String)> {
         None => rest.split_once(char::is_whitespace)?,
     };
     let column = column.trim();
+    let column = ['\'', '"', '`']
+        .iter()
+        .find_map(|quote| column.strip_prefix(*quote)?.strip_suffix(*quote))
+        .unwrap_or(column);
     (AGGREGATES.contains(&function) && is_plain_name(column))
         .then(|| (function.to_string(), column.to_string()))
+}
+
+/// `pipeline` without a last `table` element (`… | table`, `table -e`):
+/// `table` draws the value as text, so what comes back (and what an
+/// answer returns as data) is a string of box-drawing lines instead of
+/// the table. `None` when it does not end so (or is `table` alone).
+pub fn without_display_table(pipeline: &str) -> Option<String> {
+    let mut elements = top_level_elements(pipeline);
+    let last = elements.pop()?;
+    let mut words = last.split_whitespace();
+    let display = words.next() == Some("table") && words.all(|word| word.starts_with('-'));
+    (display && !elements.is_empty()).then(|| {
+        elements
+            .iter()
+            .map(|element| element.trim())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    })
 }
 
 /// A bare column name: letters, digits, `_`, `-`.
@@ -858,6 +886,24 @@ mod tests {
     }
 
     #[test]
+    fn a_last_table_that_draws_the_value_is_dropped() {
+        assert_eq!(
+            without_display_table("open a.json | where active | table").as_deref(),
+            Some("open a.json | where active")
+        );
+        assert_eq!(
+            without_display_table("ls | table -e").as_deref(),
+            Some("ls")
+        );
+        assert_eq!(without_display_table("table"), None);
+        assert_eq!(without_display_table("ls | table | lines"), None);
+        assert_eq!(without_display_table("ls | get table"), None);
+        assert_eq!(without_display_table("ls | table --width 80"), None);
+        let (fixed, _) = as_nushell("ls | table", true).unwrap();
+        assert_eq!(fixed, "ls");
+    }
+
+    #[test]
     fn an_aggregate_of_a_column_is_get_then_math() {
         assert_eq!(
             aggregate_of_column("open o.csv | math sum(total)").as_deref(),
@@ -880,6 +926,19 @@ mod tests {
         );
         assert_eq!(aggregate_of_column("[1 2] | math sum"), None);
         assert_eq!(aggregate_of_column("math round --precision 2"), None);
+        // A quoted column parses, and gives the table back unchanged.
+        assert_eq!(
+            aggregate_of_column("open o.csv | where status == 'pending' | math sum 'amount'")
+                .as_deref(),
+            Some("open o.csv | where status == 'pending' | get amount | math sum")
+        );
+        assert_eq!(
+            as_nushell("open o.csv | math sum amount", true),
+            Some((
+                "open o.csv | get amount | math sum".to_string(),
+                vec!["a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`".to_string()]
+            ))
+        );
         assert_eq!(aggregate_of_column("each { math sum(x) }"), None);
     }
 

@@ -25,6 +25,7 @@ pub const AGENT_KEYS: &[&str] = &[
     "jobs",
     "promote_after",
     "pipeline_grammar",
+    "read_named_files",
 ];
 
 /// The keys of `agent.jobs`.
@@ -113,6 +114,10 @@ pub struct AgentSettings {
     /// knows, and quotes and brackets balance (off: a free string, for
     /// an ablation).
     pub pipeline_grammar: bool,
+    /// Read the files a task's request names (plain files in the working
+    /// directory the policy lets `open` without a question) and tell the
+    /// model their shape with the request (off: for an ablation).
+    pub read_named_files: bool,
 }
 
 impl Default for AgentSettings {
@@ -128,6 +133,7 @@ impl Default for AgentSettings {
             jobs: JobSettings::default(),
             promote_after: Some(Duration::from_secs(120)),
             pipeline_grammar: true,
+            read_named_files: true,
         }
     }
 }
@@ -194,6 +200,9 @@ impl AgentSettings {
                 "pipeline_grammar" => {
                     settings.pipeline_grammar = boolean(key, value).map_err(rekey)?
                 }
+                "read_named_files" => {
+                    settings.read_named_files = boolean(key, value).map_err(rekey)?
+                }
                 "jobs" => settings.jobs = JobSettings::from_value(value)?,
                 "promote_after" => {
                     let after = duration(key, value).map_err(rekey)?;
@@ -236,6 +245,7 @@ impl super::AgentOptions {
             promote_after: agent.promote_after,
             observe: crate::observe::ObserveMode::Compact,
             pipeline_grammar: agent.pipeline_grammar,
+            read_named_files: agent.read_named_files,
         }
     }
 }

@@ -537,6 +537,35 @@ impl PolicyShell {
         }
     }
 
+    /// Run `pipeline` aside from the conversation: in a fresh session of
+    /// this shell's engine (its runtime guards included) in the same
+    /// directory, only when the policy allows it without a question,
+    /// audited like a step; its value takes no `$out` number. For reads the
+    /// loop makes itself (the files a request names), never for a model's
+    /// pipeline. `None` when it was not allowed or failed.
+    pub fn read_aside(
+        &self,
+        pipeline: &str,
+        limits: &Limits,
+        cancel: &CancelToken,
+    ) -> Option<Value> {
+        let (_, decision) = self.check(pipeline);
+        if decision.verdict != Verdict::Allow {
+            return None;
+        }
+        let mut session = Session::new(&self.engine, self.seed()).ok()?;
+        let outcome = session.run_cancellable(pipeline, limits, cancel);
+        self.audit(AuditRecord {
+            verdict: Some("ran".into()),
+            approved_by: Some("policy".into()),
+            exit_code: outcome.exit_code,
+            error: outcome.error.as_ref().map(|d| d.summary()),
+            duration_ms: u64::try_from(outcome.duration.as_millis()).ok(),
+            ..AuditRecord::new(AuditEvent::Execution, pipeline)
+        });
+        (outcome.error.is_none() && outcome.stopped.is_none()).then_some(outcome.value)
+    }
+
     /// Check, ask once if needed, and run `pipeline`.
     pub fn run(&mut self, pipeline: &str, limits: &Limits, cancel: &CancelToken) -> Ran {
         let ran = self.run_inner(pipeline, limits, cancel, 0);

@@ -164,6 +164,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         "observe": args.observe.as_str(),
         "grammar": !args.no_grammar,
         "pipeline_grammar": config.agent.pipeline_grammar && !args.no_grammar,
+        "read_named_files": config.agent.read_named_files,
         "transcript": if args.wrong { "wrong" } else { "script" },
         "skipped": skipped,
     });
