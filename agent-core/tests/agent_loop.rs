@@ -1600,3 +1600,54 @@ fn bash_made_nushell_is_made_exact_nushell_too() {
         "{results:?}"
     );
 }
+
+#[test]
+fn in_a_git_repository_git_is_named_and_its_own_files_are_not_read() {
+    let pipelines = |calls: &[agent_core::llm::ToolCall]| -> Vec<String> {
+        calls
+            .iter()
+            .map(|c| c.arguments["pipeline"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let mut ep = episode_in(
+        dir,
+        vec![answer("Ann")],
+        Policy::default(),
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    ep.agent
+        .run("Who made the last commit?", &CancelToken::new());
+    let requests = ep.requests.lock().unwrap();
+    let first = &requests[0];
+    assert!(
+        first
+            .messages
+            .last()
+            .unwrap()
+            .content
+            .contains("This is a git repository, and git reads it."),
+        "{:?}",
+        first.messages.last()
+    );
+    assert_eq!(pipelines(&first.avoid), ["open .git"]);
+    assert_eq!(pipelines(&first.avoid_starts), ["open .git/", "open .git "]);
+    drop(requests);
+
+    // Elsewhere, nothing is avoided and nothing added.
+    let mut ep = episode(
+        vec![answer("none")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent
+        .run("Who made the last commit?", &CancelToken::new());
+    let requests = ep.requests.lock().unwrap();
+    assert!(requests[0].avoid.is_empty() && requests[0].avoid_starts.is_empty());
+    assert_eq!(
+        requests[0].messages.last().unwrap().content,
+        "Who made the last commit?"
+    );
+}

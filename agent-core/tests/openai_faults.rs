@@ -127,6 +127,7 @@ fn request() -> ChatRequest {
         max_tokens: 128,
         temperature: 0.0,
         avoid: Vec::new(),
+        avoid_starts: Vec::new(),
         pipeline_grammar: None,
     }
 }

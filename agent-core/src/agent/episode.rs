@@ -381,7 +381,9 @@ impl Agent {
                 Some(named_files::preview(name, &value))
             })
             .collect();
-        named_files::with_previews(request, &previews)
+        let in_repository = crate::context::in_git_repository(&self.shell.cwd());
+        let note = named_files::repository_note(request, in_repository);
+        named_files::with_previews(request, &previews, note)
     }
 
     /// The limits of a step (and of a read the loop makes itself).
@@ -995,6 +997,20 @@ impl Agent {
         let pipeline_grammar = (self.options.pipeline_grammar
             && tools.iter().any(|t| t.name == NU_TOOL))
         .then(|| pipeline_grammar(self.pipeline_heads()));
+        // In a git repository, git's own files are not read (see
+        // `named_files::REPOSITORY_AVOIDED`).
+        let in_repository = tools.iter().any(|t| t.name == NU_TOOL)
+            && crate::context::in_git_repository(&self.shell.cwd());
+        let avoided = |pipelines: &[&str]| -> Vec<crate::llm::ToolCall> {
+            pipelines
+                .iter()
+                .filter(|_| in_repository)
+                .map(|pipeline| nu_call(pipeline))
+                .collect()
+        };
+        let [whole, starts @ ..] = named_files::REPOSITORY_AVOIDED;
+        let whole_avoided = avoided(&[whole]);
+        let avoided_starts = avoided(&starts);
         let reserve = self.options.max_tokens as usize + TOOLS_RESERVE;
         let mut limit = self.options.context_tokens.saturating_sub(reserve).max(256);
         for attempt in 0..=CONTEXT_RETRIES {
@@ -1007,7 +1023,8 @@ impl Agent {
                 tool_choice,
                 max_tokens: self.options.max_tokens,
                 temperature,
-                avoid: avoid.to_vec(),
+                avoid: avoid.iter().cloned().chain(whole_avoided.clone()).collect(),
+                avoid_starts: avoided_starts.clone(),
                 pipeline_grammar: pipeline_grammar.clone(),
             };
             let sink = self.sink.clone();
@@ -1630,6 +1647,20 @@ fn may_change(decision: &Decision) -> bool {
         .rows
         .iter()
         .any(|row| row.category != crate::policy::Category::Read || row.name == "cd")
+}
+
+/// A `nu` call of `pipeline` (to name a call no reply may make).
+fn nu_call(pipeline: &str) -> crate::llm::ToolCall {
+    let mut arguments = serde_json::Map::new();
+    arguments.insert(
+        crate::agent::PIPELINE_ARGUMENT.to_string(),
+        serde_json::Value::String(pipeline.to_string()),
+    );
+    crate::llm::ToolCall {
+        id: String::new(),
+        name: NU_TOOL.to_string(),
+        arguments,
+    }
 }
 
 /// What an earlier request's `$out.N` holds in a continued conversation.

@@ -1,4 +1,5 @@
-//! The files a request names, read before the model's first turn. A small
+//! The files a request names, read before the model's first turn (and,
+//! for a request about git in a repository, how to read it). A small
 //! model guesses what it has not seen: `total` for a CSV's `amount`
 //! column, `version` for a TOML's `package.version`, a log's line format.
 //! Told with the request what `open orders.csv` gives (its columns with
@@ -128,15 +129,55 @@ fn cut(text: &str) -> String {
     }
 }
 
-/// `request` with the previews of the files it names after it.
-pub fn with_previews(request: &str, previews: &[String]) -> String {
-    if previews.is_empty() {
-        return request.to_string();
+/// Words of a request about a git repository's history or state, whole
+/// (`git`, `repo`) or as the start of one (`commits`, `branches`).
+const GIT_WORDS: &[&str] = &[
+    "git",
+    "repo",
+    "repos",
+    "tracked",
+    "untracked",
+    "staged",
+    "unstaged",
+];
+const GIT_STEMS: &[&str] = &["commit", "uncommit", "repositor", "branch"];
+
+/// How to read the repository, for a request about git made in one (`in_repository`): a
+/// small model otherwise opens the files under `.git`, whatever the
+/// system prompt says. Nothing is run for it (git runs code a repository
+/// configures, even to read).
+pub fn repository_note(request: &str, in_repository: bool) -> Option<&'static str> {
+    let request = request.to_lowercase();
+    let about_git = request.split(|c: char| !c.is_alphanumeric()).any(|word| {
+        GIT_WORDS.contains(&word) || GIT_STEMS.iter().any(|stem| word.starts_with(stem))
+    });
+    (in_repository && about_git).then_some(REPOSITORY_NOTE)
+}
+
+/// What [`repository_note`] tells (naming no `.git`: a small model
+/// copies the names it reads).
+const REPOSITORY_NOTE: &str = "This is a git repository, and git reads it. Commits, newest first: `^git log --format='%h|%an|%ad|%s' | lines | split column '|' hash author date subject` (add `-- FILE` for one file's). Changed files: `^git status --short | lines`.";
+
+/// Pipelines a model may not write in a git repository: reads of git's
+/// own files under `.git` (`open .git/logs`, `open .git | lines`), which
+/// never answer a question about the repository the way `^git` does. The
+/// first is a whole pipeline, the others beginnings.
+pub const REPOSITORY_AVOIDED: [&str; 3] = ["open .git", "open .git/", "open .git "];
+
+/// `request` with the previews of the files it names after it, and the
+/// note on its repository.
+pub fn with_previews(request: &str, previews: &[String], note: Option<&str>) -> String {
+    let mut text = request.to_string();
+    if !previews.is_empty() {
+        text.push_str(&format!(
+            "\n\nThe files named above, as `open` reads them:\n{}",
+            previews.join("\n")
+        ));
     }
-    format!(
-        "{request}\n\nThe files named above, as `open` reads them:\n{}",
-        previews.join("\n")
-    )
+    if let Some(note) = note {
+        text.push_str(&format!("\n\n{note}"));
+    }
+    text
 }
 
 #[cfg(test)]
@@ -238,9 +279,32 @@ mod tests {
         let long = Value::string("y".repeat(400), span);
         assert!(preview("one.txt", &long).ends_with("…`"));
         assert_eq!(
-            with_previews("sum it", &["- a: x".into()]),
+            with_previews("sum it", &["- a: x".into()], None),
             "sum it\n\nThe files named above, as `open` reads them:\n- a: x"
         );
-        assert_eq!(with_previews("sum it", &[]), "sum it");
+        assert_eq!(with_previews("sum it", &[], None), "sum it");
+        assert_eq!(with_previews("who?", &[], Some("git")), "who?\n\ngit");
+    }
+
+    #[test]
+    fn a_request_about_git_in_a_repository_is_told_how_to_read_it() {
+        for request in [
+            "Who made the last commit?",
+            "How many commits per author in this repo",
+            "Which tracked files changed?",
+            "what branch am I on",
+        ] {
+            assert_eq!(
+                repository_note(request, true),
+                Some(REPOSITORY_NOTE),
+                "{request}"
+            );
+            assert_eq!(repository_note(request, false), None, "{request}");
+        }
+        assert_eq!(repository_note("free up disk space", true), None);
+        assert_eq!(
+            repository_note("report the digits, gitlab aside", true),
+            None
+        );
     }
 }

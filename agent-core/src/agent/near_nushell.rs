@@ -23,7 +23,9 @@
 //!   (`math sum(total)`, `math avg price`): `get total | math sum`, and
 //!   right after `group-by region` the same per group (`math sum total`
 //!   parses, and gives back its input unchanged);
-//! - a last `| table`, which turns the data into drawn text.
+//! - a last `| table`, which turns the data into drawn text;
+//! - folders kept by their `size` from an `ls` without `--du` (the size of
+//!   a folder's entry, never of what it holds).
 //!
 //! Nothing here decides what may run: the fixed pipeline is judged by the
 //! policy as any other.
@@ -51,6 +53,13 @@ pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)>
     }
     if let Some(fixed) = aggregate_of_column(&text) {
         notes.push("a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`".to_string());
+        text = fixed;
+    }
+    if let Some(fixed) = folder_sizes_with_du(&text) {
+        notes.push(
+            "a folder's `size` is what it holds only with `ls --du` (without, it is its entry's few kB)"
+                .to_string(),
+        );
         text = fixed;
     }
     if let Some(fixed) = without_display_table(&text) {
@@ -539,6 +548,42 @@ pub fn without_display_table(pipeline: &str) -> Option<String> {
     })
 }
 
+/// `pipeline` with `--du` given to the `ls` it starts with, when it keeps
+/// folders (`where type == dir`) and uses their `size`: without `--du` a
+/// folder's size is its entry's (4 KiB on most file systems), never what
+/// the folder holds, so the pipeline cannot mean it. `None` otherwise.
+pub fn folder_sizes_with_du(pipeline: &str) -> Option<String> {
+    let elements = top_level_elements(pipeline);
+    let first = elements.first()?.trim();
+    let mut words = first.split_whitespace();
+    if words.next()? != "ls" {
+        return None;
+    }
+    let du = words
+        .any(|w| w == "--du" || (w.starts_with('-') && !w.starts_with("--") && w.contains('d')));
+    let keeps_folders = elements.iter().any(|element| {
+        let words: Vec<&str> = element.split_whitespace().collect();
+        words.windows(3).any(|w| {
+            w[0].trim_start_matches("$it.") == "type"
+                && w[1] == "=="
+                && w[2].trim_matches(|c| c == '\'' || c == '"') == "dir"
+        })
+    });
+    let uses_size = elements[1..].iter().any(|element| {
+        element
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|w| w == "size")
+    });
+    (!du && keeps_folders && uses_size).then(|| {
+        let rest: Vec<&str> = elements[1..].iter().map(|e| e.trim()).collect();
+        let ls = format!("ls --du{}", &first[2..]);
+        std::iter::once(ls.as_str())
+            .chain(rest)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    })
+}
+
 /// A bare column name: letters, digits, `_`, `-`.
 fn is_plain_name(word: &str) -> bool {
     !word.is_empty()
@@ -883,6 +928,40 @@ mod tests {
         assert_eq!(date_of_text("date format '%Y'"), None);
         assert_eq!(date_of_text("'date' | str length"), None);
         assert_eq!(date_of_text("ls | where name == date"), None);
+    }
+
+    #[test]
+    fn folders_kept_by_their_size_are_listed_with_du() {
+        assert_eq!(
+            folder_sizes_with_du("ls **/* | where type == dir | sort-by size --reverse | first 1")
+                .as_deref(),
+            Some("ls --du **/* | where type == dir | sort-by size --reverse | first 1")
+        );
+        assert_eq!(
+            folder_sizes_with_du("ls | where type == 'dir' | select name size").as_deref(),
+            Some("ls --du | where type == 'dir' | select name size")
+        );
+        // Already with `--du` (`-d`), files only, or no size used.
+        assert_eq!(
+            folder_sizes_with_du("ls -d | where type == dir | sort-by size"),
+            None
+        );
+        assert_eq!(
+            folder_sizes_with_du("ls --du | where type == dir | sort-by size"),
+            None
+        );
+        assert_eq!(
+            folder_sizes_with_du("ls | where type == file | sort-by size"),
+            None
+        );
+        assert_eq!(
+            folder_sizes_with_du("ls | where type == dir | get name"),
+            None
+        );
+        assert_eq!(
+            folder_sizes_with_du("ps | where type == dir | get size"),
+            None
+        );
     }
 
     #[test]

@@ -69,6 +69,7 @@ pub fn suggest(
             max_tokens: options.max_tokens,
             temperature: options.temperature,
             avoid: Vec::new(),
+            avoid_starts: Vec::new(),
             pipeline_grammar: pipeline_grammar.clone(),
         };
         let mut on_event = |event: ChatEvent| {

@@ -175,7 +175,7 @@ impl SystemContext {
 
 /// Whether `dir` is inside a git work tree (it or a folder above it has a
 /// `.git`): a small model otherwise opens the files under `.git`.
-fn in_git_repository(dir: &Path) -> bool {
+pub fn in_git_repository(dir: &Path) -> bool {
     dir.ancestors().any(|folder| folder.join(".git").exists())
 }
 

@@ -7,7 +7,7 @@
 mod facts;
 mod gather;
 
-pub use facts::{DiskFact, SudoAccess, SystemContext};
+pub use facts::{DiskFact, SudoAccess, SystemContext, in_git_repository};
 pub use gather::{gather, system_context};
 
 /// Programs checked by default (`agent.context_tools` replaces the list).

@@ -134,6 +134,11 @@ pub struct ChatRequest {
     /// a backend that can steer its tokens turns the reply away from them
     /// (the local one does), another may ignore it.
     pub avoid: Vec<ToolCall>,
+    /// Calls whose first argument no reply may begin with (as for
+    /// `avoid`, by a backend that can steer its tokens): pipelines that
+    /// cannot mean anything where they would run (`open .git/…` in a
+    /// repository, which git reads).
+    pub avoid_starts: Vec<ToolCall>,
     /// Hold the pipeline argument to Nushell's shape (the local backend;
     /// others ignore it). `None`: a free string.
     pub pipeline_grammar: Option<PipelineGrammar>,
@@ -149,6 +154,7 @@ impl ChatRequest {
             max_tokens: 512,
             temperature: 0.0,
             avoid: Vec::new(),
+            avoid_starts: Vec::new(),
             pipeline_grammar: None,
         }
     }

@@ -120,6 +120,7 @@ mod tests {
             max_tokens: 256,
             temperature: 0.0,
             avoid: Vec::new(),
+            avoid_starts: Vec::new(),
             pipeline_grammar: None,
         }
     }

@@ -62,12 +62,19 @@ enum Track {
 }
 
 impl<T: Copy + PartialEq> Avoid<T> {
-    /// The guard for `calls` (None when none of them can be written out:
-    /// an unknown tool, or one without a required argument).
-    pub fn new(calls: &[ToolCall], tools: &[ToolDef]) -> Option<Avoid<T>> {
+    /// The guard for `calls` and for calls whose first required argument
+    /// begins as that of one of `starts` (None when none of them can be
+    /// written out: an unknown tool, or one without a required argument).
+    pub fn new(calls: &[ToolCall], starts: &[ToolCall], tools: &[ToolDef]) -> Option<Avoid<T>> {
+        let beginnings = starts.iter().filter_map(|call| {
+            let written = written_call(call, tools)?;
+            // A string argument without its closing quote.
+            written.strip_suffix('"').map(str::to_string)
+        });
         let mut texts: Vec<Vec<u8>> = calls
             .iter()
             .filter_map(|call| written_call(call, tools))
+            .chain(beginnings)
             .map(String::into_bytes)
             .collect();
         texts.dedup();
@@ -255,7 +262,7 @@ mod tests {
 
     #[test]
     fn completing_an_avoided_call_goes_back_to_the_closest_fork() {
-        let mut avoid = Avoid::new(&[nu_call("ls -la")], &[nu_tool()]).unwrap();
+        let mut avoid = Avoid::new(&[nu_call("ls -la")], &[], &[nu_tool()]).unwrap();
         let prefix = br#"{"name": "nu", "arguments": {"pipeline": ""#;
         // At the first token of the pipeline `ls` is far ahead of `du`.
         let mut call = prefix.to_vec();
@@ -301,7 +308,7 @@ mod tests {
 
     #[test]
     fn after_the_fork_only_the_end_is_guarded() {
-        let mut avoid = Avoid::new(&[nu_call("ls")], &[nu_tool()]).unwrap();
+        let mut avoid = Avoid::new(&[nu_call("ls")], &[], &[nu_tool()]).unwrap();
         avoid.forked();
         let mut call = br#"{"name": "nu", "arguments": {"pipeline": ""#.to_vec();
         call.extend_from_slice(b"ls");
@@ -328,7 +335,7 @@ mod tests {
 
     #[test]
     fn a_different_call_is_left_alone() {
-        let mut avoid = Avoid::new(&[nu_call("ls -la")], &[nu_tool()]).unwrap();
+        let mut avoid = Avoid::new(&[nu_call("ls -la")], &[], &[nu_tool()]).unwrap();
         let call = br#"{"name": "nu", "arguments": {"pipeline": "ls"#.to_vec();
         let choice = choose_from(
             &mut avoid,
@@ -349,5 +356,25 @@ mod tests {
             &ranked(&[(7, 8.0, "\", "), (8, 2.0, " /")]),
         );
         assert_eq!(choice, Choice::Take(8));
+    }
+
+    #[test]
+    fn a_pipeline_may_not_begin_as_an_avoided_start() {
+        let mut avoid = Avoid::new(&[], &[nu_call("open .git/")], &[nu_tool()]).unwrap();
+        let call = br#"{"name": "nu", "arguments": {"pipeline": "open .git"#.to_vec();
+        assert!(avoid.watching(&call));
+        // `/` would begin the avoided start: the best other token is taken.
+        let choice = choose_from(
+            &mut avoid,
+            &call,
+            14,
+            9,
+            &ranked(&[(9, 8.0, "/logs"), (10, 5.0, "ignore")]),
+        );
+        assert_eq!(choice, Choice::Take(10));
+        // Whatever follows another beginning is free.
+        let call = br#"{"name": "nu", "arguments": {"pipeline": "open .gitignore"#.to_vec();
+        assert!(!avoid.watching(&call));
+        assert!(Avoid::<u32>::new(&[], &[], &[nu_tool()]).is_none());
     }
 }

@@ -176,7 +176,7 @@ pub(super) fn run_turn_in(
         sampler(context, request, options, budget, order)?,
         in_reasoning,
     );
-    let mut avoid = Avoid::new(&request.avoid, &request.tools);
+    let mut avoid = Avoid::new(&request.avoid, &request.avoid_starts, &request.tools);
     let prompt_len = context.cached.len();
     let mut batch = LlamaBatch::new(1, 1);
     let vocab = model.model.vocab();
