@@ -1628,7 +1628,7 @@ fn in_a_git_repository_git_is_named_and_its_own_files_are_not_read() {
             .last()
             .unwrap()
             .content
-            .contains("This is a git repository, and git reads it."),
+            .contains("This is a git repository: `git log"),
         "{:?}",
         first.messages.last()
     );

@@ -156,7 +156,7 @@ pub fn repository_note(request: &str, in_repository: bool) -> Option<&'static st
 
 /// What [`repository_note`] tells (naming no `.git`: a small model
 /// copies the names it reads).
-const REPOSITORY_NOTE: &str = "This is a git repository, and git reads it. Commits, newest first: `^git log --format='%h|%an|%ad|%s' | lines | split column '|' hash author date subject` (add `-- FILE` for one file's). Changed files: `^git status --short | lines`.";
+const REPOSITORY_NOTE: &str = "This is a git repository: `git log --format='%h|%an|%ad|%s' | lines | split column '|' hash author date subject` lists its commits, newest first (add `-- FILE` for one file's); `git status --short | lines` lists changed files.";
 
 /// Pipelines a model may not write in a git repository: reads of git's
 /// own files under `.git` (`open .git/logs`, `open .git | lines`), which

@@ -584,8 +584,21 @@ pub fn per_group_hint(pipeline: &str) -> Option<String> {
                 && !w.is_empty()
                 && w.chars().all(|c| c.is_alphanumeric() || c == '_')
                 && w.parse::<f64>().is_err()
-        })
-        .unwrap_or("value");
+        });
+    let counts = words
+        .iter()
+        .any(|w| ["count", "length", "uniq"].contains(w));
+    let adds_up = words
+        .iter()
+        .any(|w| ["math", "sum", "avg", "max", "min"].contains(w));
+    if counts || (value.is_none() && !adds_up) {
+        // Rows are counted, not added up (a made-up value column would be
+        // copied as it is).
+        return Some(format!(
+            "Rows per group in Nushell: `get {group} | uniq --count` (a table: value, count), or `group-by {group} --to-table | update items {{ length }}`."
+        ));
+    }
+    let value = value.unwrap_or("value");
     let math = ["avg", "max", "min"]
         .into_iter()
         .find(|f| pipeline.contains(f))
@@ -1074,6 +1087,14 @@ mod tests {
         let hint = per_group_hint("open t.csv | group-by city | math avg").unwrap();
         assert!(hint.contains("get value | math avg"), "{hint}");
         assert!(per_group_hint("open t.csv | get city | uniq --count").is_none());
+        // Counting rows names no value column to copy.
+        let hint = per_group_hint("^git log | lines | group-by author | count").unwrap();
+        assert!(
+            hint.starts_with("Rows per group in Nushell: `get author | uniq --count`")
+                && hint.contains("`group-by author --to-table | update items { length }`")
+                && !hint.contains("value |"),
+            "{hint}"
+        );
     }
 
     #[test]
