@@ -16,7 +16,7 @@ use nu_protocol::Value;
 use super::{
     AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
-    data_shape, grounding, named_files, near_nushell, prompt, repair,
+    data_shape, grounding, named_files, near_nushell, prompt, repair, repository,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -382,8 +382,27 @@ impl Agent {
             })
             .collect();
         let in_repository = crate::context::in_git_repository(&self.shell.cwd());
-        let note = named_files::repository_note(request, in_repository);
+        let note = repository::note(request, in_repository);
         named_files::with_previews(request, &previews, note)
+    }
+
+    /// The calls no reply may make, whole and as beginnings, in a git
+    /// repository where the `nu` tool is offered (see
+    /// [`repository::AVOIDED`]); none elsewhere.
+    fn repository_avoided(
+        &self,
+        tools: &[crate::llm::ToolDef],
+    ) -> (Vec<crate::llm::ToolCall>, Vec<crate::llm::ToolCall>) {
+        let in_repository = tools.iter().any(|t| t.name == NU_TOOL)
+            && crate::context::in_git_repository(&self.shell.cwd());
+        if !in_repository {
+            return (Vec::new(), Vec::new());
+        }
+        let [whole, starts @ ..] = repository::AVOIDED;
+        (
+            vec![nu_call(whole)],
+            starts.iter().map(|start| nu_call(start)).collect(),
+        )
     }
 
     /// The limits of a step (and of a read the loop makes itself).
@@ -997,20 +1016,7 @@ impl Agent {
         let pipeline_grammar = (self.options.pipeline_grammar
             && tools.iter().any(|t| t.name == NU_TOOL))
         .then(|| pipeline_grammar(self.pipeline_heads()));
-        // In a git repository, git's own files are not read (see
-        // `named_files::REPOSITORY_AVOIDED`).
-        let in_repository = tools.iter().any(|t| t.name == NU_TOOL)
-            && crate::context::in_git_repository(&self.shell.cwd());
-        let avoided = |pipelines: &[&str]| -> Vec<crate::llm::ToolCall> {
-            pipelines
-                .iter()
-                .filter(|_| in_repository)
-                .map(|pipeline| nu_call(pipeline))
-                .collect()
-        };
-        let [whole, starts @ ..] = named_files::REPOSITORY_AVOIDED;
-        let whole_avoided = avoided(&[whole]);
-        let avoided_starts = avoided(&starts);
+        let (whole_avoided, avoided_starts) = self.repository_avoided(&tools);
         let reserve = self.options.max_tokens as usize + TOOLS_RESERVE;
         let mut limit = self.options.context_tokens.saturating_sub(reserve).max(256);
         for attempt in 0..=CONTEXT_RETRIES {

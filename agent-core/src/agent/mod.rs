@@ -22,6 +22,7 @@ mod named_files;
 mod near_nushell;
 mod prompt;
 mod repair;
+mod repository;
 mod settings;
 mod suggest;
 mod tools;

@@ -1,5 +1,4 @@
-//! The files a request names, read before the model's first turn (and,
-//! for a request about git in a repository, how to read it). A small
+//! The files a request names, read before the model's first turn. A small
 //! model guesses what it has not seen: `total` for a CSV's `amount`
 //! column, `version` for a TOML's `package.version`, a log's line format.
 //! Told with the request what `open orders.csv` gives (its columns with
@@ -129,43 +128,8 @@ fn cut(text: &str) -> String {
     }
 }
 
-/// Words of a request about a git repository's history or state, whole
-/// (`git`, `repo`) or as the start of one (`commits`, `branches`).
-const GIT_WORDS: &[&str] = &[
-    "git",
-    "repo",
-    "repos",
-    "tracked",
-    "untracked",
-    "staged",
-    "unstaged",
-];
-const GIT_STEMS: &[&str] = &["commit", "uncommit", "repositor", "branch"];
-
-/// How to read the repository, for a request about git made in one (`in_repository`): a
-/// small model otherwise opens the files under `.git`, whatever the
-/// system prompt says. Nothing is run for it (git runs code a repository
-/// configures, even to read).
-pub fn repository_note(request: &str, in_repository: bool) -> Option<&'static str> {
-    let request = request.to_lowercase();
-    let about_git = request.split(|c: char| !c.is_alphanumeric()).any(|word| {
-        GIT_WORDS.contains(&word) || GIT_STEMS.iter().any(|stem| word.starts_with(stem))
-    });
-    (in_repository && about_git).then_some(REPOSITORY_NOTE)
-}
-
-/// What [`repository_note`] tells (naming no `.git`: a small model
-/// copies the names it reads).
-const REPOSITORY_NOTE: &str = "This is a git repository: `git log --format='%h|%an|%ad|%s' | lines | split column '|' hash author date subject` lists its commits, newest first (add `-- FILE` for one file's); `git status --short | lines` lists changed files.";
-
-/// Pipelines a model may not write in a git repository: reads of git's
-/// own files under `.git` (`open .git/logs`, `open .git | lines`), which
-/// never answer a question about the repository the way `^git` does. The
-/// first is a whole pipeline, the others beginnings.
-pub const REPOSITORY_AVOIDED: [&str; 3] = ["open .git", "open .git/", "open .git "];
-
-/// `request` with the previews of the files it names after it, and the
-/// note on its repository.
+/// `request` with the previews of the files it names after it, and a
+/// note (see [`super::repository::note`]).
 pub fn with_previews(request: &str, previews: &[String], note: Option<&str>) -> String {
     let mut text = request.to_string();
     if !previews.is_empty() {
@@ -284,27 +248,5 @@ mod tests {
         );
         assert_eq!(with_previews("sum it", &[], None), "sum it");
         assert_eq!(with_previews("who?", &[], Some("git")), "who?\n\ngit");
-    }
-
-    #[test]
-    fn a_request_about_git_in_a_repository_is_told_how_to_read_it() {
-        for request in [
-            "Who made the last commit?",
-            "How many commits per author in this repo",
-            "Which tracked files changed?",
-            "what branch am I on",
-        ] {
-            assert_eq!(
-                repository_note(request, true),
-                Some(REPOSITORY_NOTE),
-                "{request}"
-            );
-            assert_eq!(repository_note(request, false), None, "{request}");
-        }
-        assert_eq!(repository_note("free up disk space", true), None);
-        assert_eq!(
-            repository_note("report the digits, gitlab aside", true),
-            None
-        );
     }
 }

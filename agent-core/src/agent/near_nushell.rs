@@ -30,6 +30,45 @@
 //! Nothing here decides what may run: the fixed pipeline is judged by the
 //! policy as any other.
 
+/// A fix: the pipeline made exact Nushell, or `None` when it has nothing
+/// to fix.
+type Fix = fn(&str) -> Option<String>;
+
+/// Fixes of what parses but never means what it says, with the note the
+/// model reads for each.
+const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
+    (
+        without_list_commas,
+        "columns are separated by spaces: `select a b`",
+    ),
+    (
+        files_renamed_with_mv,
+        "`rename` renames columns; a file is renamed with `mv`",
+    ),
+    (
+        aggregate_of_column,
+        "a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`",
+    ),
+    (
+        folder_sizes_with_du,
+        "a folder's `size` is what it holds only with `ls --du` (without, it is its entry's few kB)",
+    ),
+    (
+        without_display_table,
+        "`table` only draws a value as text; the value itself is kept",
+    ),
+];
+
+/// Fixes of what does not parse (before the units and `$it`, below).
+const FIXES_OF_WHAT_FAILS_TO_PARSE: &[(Fix, &str)] = &[
+    (date_of_text, "text becomes a date with `into datetime`"),
+    (
+        without_python_methods,
+        "a value goes through commands, not methods: `($f.name | split row '.' | last)`",
+    ),
+    (split_row, "`split` takes a subcommand: `split row ' '`"),
+];
+
 /// `pipeline` with every exact fix made, and a note of each (for the
 /// model: "`30days` is `30day`"); `None` when nothing needed fixing.
 /// A pipeline that `parses` gets only the fixes of what parses but never
@@ -37,53 +76,25 @@
 pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)> {
     let mut text = pipeline.to_string();
     let mut notes = Vec::new();
-    if let Some(fixed) = without_list_commas(&text) {
-        notes.push("columns are separated by spaces: `select a b`".to_string());
-        text = fixed;
-    }
-    if let Some(fixed) = files_renamed_with_mv(&text) {
-        notes.push("`rename` renames columns; a file is renamed with `mv`".to_string());
-        text = fixed;
-    }
+    let apply = |fixes: &[(Fix, &str)], text: &mut String, notes: &mut Vec<String>| {
+        for (fix, note) in fixes {
+            if let Some(fixed) = fix(text) {
+                notes.push(note.to_string());
+                *text = fixed;
+            }
+        }
+    };
+    apply(FIXES_OF_WHAT_PARSES, &mut text, &mut notes);
     if let Some((fixed, number)) = sizes_in_bytes(&text) {
         notes.push(format!(
             "a file size compares with a size: `{number}b` (bytes), `10kb`, `1mb`"
         ));
         text = fixed;
     }
-    if let Some(fixed) = aggregate_of_column(&text) {
-        notes.push("a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`".to_string());
-        text = fixed;
-    }
-    if let Some(fixed) = folder_sizes_with_du(&text) {
-        notes.push(
-            "a folder's `size` is what it holds only with `ls --du` (without, it is its entry's few kB)"
-                .to_string(),
-        );
-        text = fixed;
-    }
-    if let Some(fixed) = without_display_table(&text) {
-        notes.push("`table` only draws a value as text; the value itself is kept".to_string());
-        text = fixed;
-    }
     if parses {
         return (!notes.is_empty()).then_some((text, notes));
     }
-    if let Some(fixed) = date_of_text(&text) {
-        notes.push("text becomes a date with `into datetime`".to_string());
-        text = fixed;
-    }
-    if let Some(fixed) = without_python_methods(&text) {
-        notes.push(
-            "a value goes through commands, not methods: `($f.name | split row '.' | last)`"
-                .to_string(),
-        );
-        text = fixed;
-    }
-    if let Some(fixed) = split_row(&text) {
-        notes.push("`split` takes a subcommand: `split row ' '`".to_string());
-        text = fixed;
-    }
+    apply(FIXES_OF_WHAT_FAILS_TO_PARSE, &mut text, &mut notes);
     if let Some((fixed, changed)) = in_nushell_units(&text) {
         let words: Vec<String> = changed
             .iter()
