@@ -41,7 +41,7 @@
         {answer: "alpha uses 312.2 kB, gamma 128.1 kB and beta 24.0 kB (apparent sizes; top-level.bin is a file, not a directory).", out: 1}
     ]
     wrong: [
-        {nu: "ls | where type == dir | select name size", why: "directory sizes"}
-        {answer: "Each subdirectory uses 4.1 kB.", out: 0}
+        {nu: "ls | where type == dir | get name", why: "the subdirectories"}
+        {answer: "The subdirectories are alpha, beta and gamma.", out: 0}
     ]
 }
