@@ -1651,3 +1651,23 @@ fn in_a_git_repository_git_is_named_and_its_own_files_are_not_read() {
         "Who made the last commit?"
     );
 }
+
+#[test]
+fn rows_matched_by_a_regex_run_again_matched_as_their_text() {
+    let mut ep = episode(
+        vec![
+            nu("[[name n]; [x1 1] [y2 2]] | where $it =~ 'y' | get name"),
+            answer("y2"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent.run("which row has a y?", &CancelToken::new());
+    let results = ep.tool_results();
+    assert!(
+        results[0].contains(
+            "it ran again as `[[name n]; [x1 1] [y2 2]] | where ($it | values | str join ' ') =~ 'y' | get name`"
+        ) && results[0].contains("y2"),
+        "{results:?}"
+    );
+}

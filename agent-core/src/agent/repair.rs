@@ -231,12 +231,25 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
 /// that is exact, and a note saying so. A file size against a bare number
 /// (`size > 10`) compares bytes (`size > 10b`); a number against a size in
 /// bytes (`rows > 0b`) compares the number; a date against text
-/// (`modified < '2023-01-01'`) compares dates. `None` for any other error.
+/// (`modified < '2023-01-01'`) compares dates; a row matched by a regex
+/// (`where $it =~ 'x'`, which fails on a table's rows) is matched as the
+/// text of its values. `None` for any other error.
 pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, String)> {
+    let message = &diagnostic.message;
+    if diagnostic.code.as_deref() == Some("nu::shell::operator_unsupported_type")
+        && (message.contains("'=~'") || message.contains("'!~'"))
+        && message.contains("'record<")
+    {
+        let fixed = rows_matched_as_text(pipeline)?;
+        return Some((
+            fixed,
+            "a row is matched as the text of its values: `($it | values | str join ' ') =~ 'x'`"
+                .into(),
+        ));
+    }
     if diagnostic.code.as_deref() != Some("nu::shell::operator_incompatible_types") {
         return None;
     }
-    let message = &diagnostic.message;
     if message.contains("'datetime'") && message.contains("'string'") {
         let fixed = with_dates_as_dates(pipeline)?;
         return Some((fixed, "a date compares with a date, not with text".into()));
@@ -279,6 +292,17 @@ pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, Str
         )
     };
     Some((fixed, note))
+}
+
+/// `pipeline` with each row matched by a regex (`where $it =~ 'x'`, on a
+/// table's rows, which `=~` cannot read) matched as the text of the row's
+/// values; `None` when it has no such match.
+fn rows_matched_as_text(pipeline: &str) -> Option<String> {
+    static ROW_MATCH: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"(^|[\s(])\$it\s*(=~|!~)").ok());
+    let regex = ROW_MATCH.as_ref()?;
+    let fixed = regex.replace_all(pipeline, "${1}($$it | values | str join ' ') ${2}");
+    (fixed != pipeline).then(|| fixed.into_owned())
 }
 
 /// The byte offset of `line`:`column` (1-based, in characters) in `text`;
@@ -773,6 +797,34 @@ mod tests {
         assert!(text.contains("`length`"), "{text}");
         let close = unknown_programs_message(engine.state(), &["lenght".to_string()]);
         assert!(close.contains("did you mean `length`?"), "{close}");
+    }
+
+    #[test]
+    fn a_row_matched_by_a_regex_is_matched_as_its_text() {
+        let unsupported = |message: &str| Diagnostic {
+            code: Some("nu::shell::operator_unsupported_type".into()),
+            message: message.into(),
+            help: None,
+            labels: Vec::new(),
+            rendered: String::new(),
+        };
+        let on_rows = unsupported(
+            "The '=~' operator does not work on values of type 'record<hash: string, author: string>'.",
+        );
+        let fixed = exact_fix(
+            "^git log | lines | split column '|' hash author | where $it =~ 'LICENSE' | first 1",
+            &on_rows,
+        );
+        assert_eq!(
+            fixed.map(|(p, _)| p).as_deref(),
+            Some(
+                "^git log | lines | split column '|' hash author | where ($it | values | str join ' ') =~ 'LICENSE' | first 1"
+            )
+        );
+        // A column's match, or another type, is left alone.
+        assert_eq!(exact_fix("ls | where $it.name =~ 'x'", &on_rows), None);
+        let on_ints = unsupported("The '=~' operator does not work on values of type 'int'.");
+        assert_eq!(exact_fix("[1] | where $it =~ 'x'", &on_ints), None);
     }
 
     #[test]
