@@ -378,7 +378,7 @@ impl Agent {
             .filter_map(|name| {
                 let pipeline = named_files::open_pipeline(name)?;
                 let value = self.shell.read_aside(&pipeline, &limits, cancel)?;
-                Some(named_files::preview(name, &value))
+                named_files::preview(name, &value)
             })
             .collect();
         let in_repository = crate::context::in_git_repository(&self.shell.cwd());

@@ -1,9 +1,10 @@
 //! The files a request names, read before the model's first turn. A small
 //! model guesses what it has not seen: `total` for a CSV's `amount`
-//! column, `version` for a TOML's `package.version`, a log's line format.
+//! column, `version` for a TOML's `package.version`.
 //! Told with the request what `open orders.csv` gives (its columns with
 //! their types and the first row), it writes the right names the first
-//! time instead of spending its steps on the errors.
+//! time instead of spending its steps on the errors. Text is not shown
+//! (see [`preview`]).
 //!
 //! Only plain files inside the working directory are read: no hidden part,
 //! no `..`, none larger than [`LARGEST`], at most [`MOST_FILES`]; each as
@@ -21,10 +22,8 @@ use super::data_shape;
 pub const MOST_FILES: usize = 3;
 /// The largest file read, in bytes.
 pub const LARGEST: u64 = 1 << 20;
-/// Characters of one sample (a table's first row, a line of text).
+/// Characters of a table's first row shown.
 const SAMPLE_CHARS: usize = 160;
-/// Lines of a text file shown.
-const SAMPLE_LINES: usize = 2;
 
 /// The words of `request` that name a file in or under `cwd`, as written
 /// (quotes and sentence punctuation around them dropped): a relative path
@@ -90,34 +89,26 @@ pub fn open_pipeline(name: &str) -> Option<String> {
 }
 
 /// What the model reads of `name`, opened as `value`: its shape and a
-/// sample (a table's first row, a text's first lines).
-pub fn preview(name: &str, value: &Value) -> String {
-    let mut text = format!("- {name}: {}", data_shape::shape(value));
-    match value {
-        Value::List { vals, .. } => {
-            if let Some(Value::Record { val, .. }) = vals.first() {
-                let config = Config::default();
-                let fields: Vec<String> = val
-                    .iter()
-                    .map(|(key, cell)| format!("{key}: {}", cell.to_abbreviated_string(&config)))
-                    .collect();
-                text.push_str(&format!("; first row: {}", cut(&fields.join(", "))));
-            }
-        }
-        Value::String { val, .. } => {
-            let lines: Vec<String> = val
-                .lines()
-                .filter(|line| !line.trim().is_empty())
-                .take(SAMPLE_LINES)
-                .map(|line| format!("`{}`", cut(line)))
-                .collect();
-            if !lines.is_empty() {
-                text.push_str(&format!("; first lines: {}", lines.join(" ")));
-            }
-        }
-        _ => {}
+/// sample (a table's first row), for data (a table, a record, a list);
+/// `None` for text and bytes. A text file's first lines told the model
+/// nothing it used, and led it away from a task that acts on the file
+/// (asked to copy `demo.conf`, it counted the file's lines instead).
+pub fn preview(name: &str, value: &Value) -> Option<String> {
+    if !matches!(value, Value::List { .. } | Value::Record { .. }) {
+        return None;
     }
-    text
+    let mut text = format!("- {name}: {}", data_shape::shape(value));
+    if let Value::List { vals, .. } = value
+        && let Some(Value::Record { val, .. }) = vals.first()
+    {
+        let config = Config::default();
+        let fields: Vec<String> = val
+            .iter()
+            .map(|(key, cell)| format!("{key}: {}", cell.to_abbreviated_string(&config)))
+            .collect();
+        text.push_str(&format!("; first row: {}", cut(&fields.join(", "))));
+    }
+    Some(text)
 }
 
 /// `text` cut to [`SAMPLE_CHARS`] characters (`…` where it was cut).
@@ -219,7 +210,7 @@ mod tests {
     }
 
     #[test]
-    fn a_table_shows_its_columns_and_first_row_and_text_its_first_lines() {
+    fn a_table_shows_its_columns_and_first_row_and_text_is_not_shown() {
         let span = Span::test_data();
         let table = Value::test_list(vec![
             Value::test_record(record! {
@@ -232,16 +223,24 @@ mod tests {
             }),
         ]);
         assert_eq!(
-            preview("orders.csv", &table),
-            "- orders.csv: a table of 2 rows; columns: id (int), amount (int); first row: id: 1, amount: 120"
+            preview("orders.csv", &table).as_deref(),
+            Some(
+                "- orders.csv: a table of 2 rows; columns: id (int), amount (int); first row: id: 1, amount: 120"
+            )
         );
-        let text = Value::string("\n2024-01-01 INFO start\n2024-01-01 ERROR x\nthird\n", span);
+        let wide = Value::test_list(vec![Value::test_record(record! {
+            "text" => Value::string("y".repeat(400), span),
+        })]);
+        assert!(preview("wide.json", &wide).unwrap().ends_with('…'));
+        let config = Value::test_record(record! {
+            "package" => Value::test_record(record! { "version" => Value::test_string("1.2.0") }),
+        });
         assert_eq!(
-            preview("app.log", &text),
-            "- app.log: text of 4 lines (`lines` splits it); first lines: `2024-01-01 INFO start` `2024-01-01 ERROR x`"
+            preview("app.toml", &config).as_deref(),
+            Some("- app.toml: a record: package {version}")
         );
-        let long = Value::string("y".repeat(400), span);
-        assert!(preview("one.txt", &long).ends_with("…`"));
+        let text = Value::string("2024-01-01 INFO start\n", span);
+        assert_eq!(preview("app.log", &text), None);
         assert_eq!(
             with_previews("sum it", &["- a: x".into()], None),
             "sum it\n\nThe files named above, as `open` reads them:\n- a: x"
