@@ -98,8 +98,10 @@ log "portable build ($variant) wrote: $portable_turns"
 # wording), so its own turns are shown above, not compared.
 # Only the first turn is compared: the later ones read the step's result and
 # the machine's context again (free memory and disk), which can move between
-# the two runs on a busy machine.
-first() { head -1 <<<"$1"; }
+# the two runs on a busy machine. Of it, the call as the loop compares calls:
+# the tool and its arguments but the free-text `why` (seen: the same
+# `nu-check` call, its `why` cut one token apart, `nu-cg` and `nu-c`).
+first() { head -1 <<<"$1" | jq -c '{content, calls: [.tool_calls[]? | {name, arguments: (.arguments | del(.why))}]}'; }
 if [ "$variant" = haswell ]; then
   same_turns="$portable_turns"
 elif [ -f "$dir/libggml-cpu-haswell.so" ] && grep -q avx2 /proc/cpuinfo; then
