@@ -116,5 +116,5 @@ fi
 [ -n "$same_turns" ] && [ "$(first "$same_turns")" = "$(first "$plain_turns")" ] ||
   fail "on the CPU-only build's kernels the portable build's first greedy turn differs from the CPU-only build's"
 
-[ "$failed" -eq 0 ] && log "ok: the portable build runs on the $variant variant, passes its check, and on the CPU-only build's kernels writes the first call that build writes (the `why` aside)"
+[ "$failed" -eq 0 ] && log "ok: the portable build runs on the $variant variant, passes its check, and on the CPU-only build's kernels writes the first call that build writes (its why aside)"
 exit "$failed"
