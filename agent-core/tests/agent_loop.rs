@@ -1671,3 +1671,33 @@ fn rows_matched_by_a_regex_run_again_matched_as_their_text() {
         "{results:?}"
     );
 }
+
+#[test]
+fn a_named_file_the_policy_would_ask_about_or_block_is_not_read() {
+    for policy in [
+        Policy {
+            confirm: vec![agent_core::policy::Pattern::new("open private.csv").unwrap()],
+            ..Policy::default()
+        },
+        Policy {
+            block: vec![agent_core::policy::Pattern::new("open *").unwrap()],
+            ..Policy::default()
+        },
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("private.csv"), "card\n4111\n").unwrap();
+        let mut ep = episode_in(
+            dir,
+            vec![answer("not read")],
+            policy,
+            AgentOptions::default(),
+            Vec::new(),
+        );
+        ep.agent.run("Sum private.csv", &CancelToken::new());
+        let requests = ep.requests.lock().unwrap();
+        assert_eq!(
+            requests[0].messages.last().unwrap().content,
+            "Sum private.csv"
+        );
+    }
+}
