@@ -368,12 +368,18 @@ impl Agent {
 
     /// `request` with the shape of each file it names, read aside (see
     /// [`named_files`]): for a task, when the setting is on.
-    fn with_named_files(&mut self, request: &str, cancel: &CancelToken) -> String {
+    fn with_named_files(&self, request: &str, cancel: &CancelToken) -> String {
         if self.options.kind != PromptKind::Task || !self.options.read_named_files {
             return request.to_string();
         }
         let limits = self.step_limits();
-        let previews: Vec<String> = named_files::named_files(request, &self.shell.cwd())
+        let cwd = self.shell.cwd();
+        let engine = self.shell.session().engine_state();
+        let data_files: Vec<String> = named_files::named_files(request, &cwd)
+            .into_iter()
+            .filter(|name| named_files::opens_as_data(engine, name))
+            .collect();
+        let previews: Vec<String> = data_files
             .iter()
             .filter_map(|name| {
                 let pipeline = named_files::open_pipeline(name)?;
@@ -381,8 +387,7 @@ impl Agent {
                 named_files::preview(name, &value)
             })
             .collect();
-        let in_repository = crate::context::in_git_repository(&self.shell.cwd());
-        let note = repository::note(request, in_repository);
+        let note = repository::note(request, crate::context::in_git_repository(&cwd));
         named_files::with_previews(request, &previews, note)
     }
 

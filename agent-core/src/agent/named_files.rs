@@ -3,8 +3,8 @@
 //! column, `version` for a TOML's `package.version`.
 //! Told with the request what `open orders.csv` gives (its columns with
 //! their types and the first row), it writes the right names the first
-//! time instead of spending its steps on the errors. Text is not shown
-//! (see [`preview`]).
+//! time instead of spending its steps on the errors. Only files that open
+//! as data are read (see [`opens_as_data`] and [`preview`]).
 //!
 //! Only plain files inside the working directory are read: no hidden part,
 //! no `..`, none larger than [`LARGEST`], at most [`MOST_FILES`]; each as
@@ -71,6 +71,19 @@ fn is_small_file_inside(root: &Path, name: &str) -> bool {
     };
     path.starts_with(root)
         && std::fs::metadata(&path).is_ok_and(|meta| meta.is_file() && meta.len() <= LARGEST)
+}
+
+/// Whether `open` reads `name` as data: the engine has a `from` command
+/// for its extension (`from csv`, `from toml`). Other files open as text
+/// or bytes, which [`preview`] does not show, so they are not read.
+pub fn opens_as_data(engine: &nu_protocol::engine::EngineState, name: &str) -> bool {
+    Path::new(name)
+        .extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| {
+            let from = format!("from {}", ext.to_lowercase());
+            engine.find_decl(from.as_bytes(), &[]).is_some()
+        })
 }
 
 /// `open <name>`, the name in backticks where it needs quoting; `None`
@@ -199,6 +212,23 @@ mod tests {
         let dir = folder_with(&files);
         let found = named_files("f0.txt f1.txt f2.txt f3.txt f4.txt", dir.path());
         assert_eq!(found.len(), MOST_FILES);
+    }
+
+    #[test]
+    fn only_files_that_open_as_data_are_read() {
+        let engine = crate::shell::Engine::standard();
+        for data in ["orders.csv", "a/b.json", "app.toml", "c.YAML", "d.nuon"] {
+            assert!(opens_as_data(engine.state(), data), "{data}");
+        }
+        for text in [
+            "demo.conf",
+            "server.log",
+            "notes.txt",
+            "Makefile.",
+            "LICENSE",
+        ] {
+            assert!(!opens_as_data(engine.state(), text), "{text}");
+        }
     }
 
     #[test]

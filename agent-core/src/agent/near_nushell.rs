@@ -566,12 +566,9 @@ pub fn without_display_table(pipeline: &str) -> Option<String> {
 pub fn folder_sizes_with_du(pipeline: &str) -> Option<String> {
     let elements = top_level_elements(pipeline);
     let first = elements.first()?.trim();
-    let mut words = first.split_whitespace();
-    if words.next()? != "ls" {
+    if !ls_without_du(first) {
         return None;
     }
-    let du = words
-        .any(|w| w == "--du" || (w.starts_with('-') && !w.starts_with("--") && w.contains('d')));
     let keeps_folders = elements.iter().any(|element| {
         let words: Vec<&str> = element.split_whitespace().collect();
         words.windows(3).any(|w| {
@@ -585,7 +582,7 @@ pub fn folder_sizes_with_du(pipeline: &str) -> Option<String> {
             .split(|c: char| !c.is_alphanumeric() && c != '_')
             .any(|w| w == "size")
     });
-    (!du && keeps_folders && uses_size).then(|| {
+    (keeps_folders && uses_size).then(|| {
         let rest: Vec<&str> = elements[1..].iter().map(|e| e.trim()).collect();
         let ls = format!("ls --du{}", &first[2..]);
         std::iter::once(ls.as_str())
@@ -593,6 +590,15 @@ pub fn folder_sizes_with_du(pipeline: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" | ")
     })
+}
+
+/// Whether `element` is an `ls` that does not measure what folders hold:
+/// no `--du`, and no group of short flags with its `d` (`-ld`).
+pub fn ls_without_du(element: &str) -> bool {
+    let mut words = element.split_whitespace();
+    words.next() == Some("ls")
+        && !words
+            .any(|w| w == "--du" || (w.starts_with('-') && !w.starts_with("--") && w.contains('d')))
 }
 
 /// A bare column name: letters, digits, `_`, `-`.

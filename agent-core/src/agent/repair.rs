@@ -507,12 +507,9 @@ fn has_subfolders(dir: &std::path::Path) -> bool {
 /// kB), not the size of what it holds.
 pub fn folder_size_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<String> {
     let first = pipeline.split('|').next()?.trim();
-    let mut words = first.split_whitespace();
-    if words.next()? != "ls" || !pipeline.contains("size") {
+    if !super::near_nushell::ls_without_du(first) || !pipeline.contains("size") {
         return None;
     }
-    let du = words
-        .any(|w| w == "--du" || (w.starts_with('-') && !w.starts_with("--") && w.contains('d')));
     let rows = match value {
         nu_protocol::Value::List { vals, .. } => vals,
         _ => return None,
@@ -524,7 +521,7 @@ pub fn folder_size_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<St
             .and_then(|t| t.as_str().ok())
             == Some("dir")
     });
-    (!du && has_folder).then(|| {
+    has_folder.then(|| {
         "Note: a folder's `size` in `ls` is the size of its entry, not of what it holds; `ls --du` (or `du dir`) gives the size of its contents.".to_string()
     })
 }
