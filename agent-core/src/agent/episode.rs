@@ -16,7 +16,7 @@ use nu_protocol::Value;
 use super::{
     AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
-    data_shape, grounding, named_files, near_nushell, prompt, repair, repository,
+    data_shape, grounding, home_directory, named_files, near_nushell, prompt, repair, repository,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -200,6 +200,8 @@ pub struct Agent {
     heads: Option<(usize, Arc<[String]>)>,
     /// The request asks to look into subfolders too.
     wants_subfolders: bool,
+    /// The request asks which things there are, not how many.
+    wants_which_ones: bool,
 }
 
 /// What a model turn gave, for the loop.
@@ -259,6 +261,7 @@ impl Agent {
             usage: Usage::default(),
             heads: None,
             wants_subfolders: false,
+            wants_which_ones: false,
         }
     }
 
@@ -387,8 +390,15 @@ impl Agent {
                 named_files::preview(name, &value)
             })
             .collect();
-        let note = repository::note(request, crate::context::in_git_repository(&cwd));
-        named_files::with_previews(request, &previews, note)
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let notes: Vec<&str> = [
+            repository::note(request, crate::context::in_git_repository(&cwd)),
+            home_directory::note(request, &cwd, home.as_deref()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        named_files::with_previews(request, &previews, &notes)
     }
 
     /// The calls no reply may make, whole and as beginnings, in a git
@@ -442,6 +452,7 @@ impl Agent {
         // An earlier request's error is not this one's.
         self.last_error = None;
         self.wants_subfolders = repair::asks_for_subfolders(&request);
+        self.wants_which_ones = repair::asks_which_ones(&request);
         // An answer was already sent back for facts no result shows.
         let mut grounding_asked = false;
         // The model was told this turn is for `answer` only.
@@ -900,7 +911,7 @@ impl Agent {
                             Some(value) => {
                                 self.answered_out = Some(n);
                                 return Ending::Answered {
-                                    text,
+                                    text: with_row_names(text, &value),
                                     data: Some(value),
                                 };
                             }
@@ -951,6 +962,10 @@ impl Agent {
             .and_then(|n| self.shell.out(n).map(|v| (n, v)))
             .filter(|(_, value)| is_table(value));
         self.answered_out = table.as_ref().map(|(n, _)| *n);
+        let text = match &table {
+            Some((_, value)) => with_row_names(text, value),
+            None => text,
+        };
         Ending::Answered {
             text,
             data: table.map(|(_, value)| value),
@@ -1277,6 +1292,21 @@ impl Agent {
         why: &str,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
+        // "Which files…" answered with `| length`: the rows, not their
+        // number, are what the request asks for.
+        if let Some(rows) = self
+            .wants_which_ones
+            .then(|| near_nushell::without_final_count(pipeline))
+            .flatten()
+        {
+            let (text, status) = self.run_step(step, &rows, why, cancel);
+            return (
+                format!(
+                    "The request asks which ones, and a count gives only how many; it ran without it: `{rows}`.\n{text}"
+                ),
+                status,
+            );
+        }
         let (plan, decision) = self.shell.check(pipeline);
         // Almost Nushell (`30days` for `30day`, `each { $it }`,
         // `select a, b`): the exact Nushell form runs (and is judged) in
@@ -1297,6 +1327,13 @@ impl Agent {
         let engine = self.shell.session().engine_state();
         let bash_in_nushell = bash_forms::asks_help_by_habit(engine, pipeline)
             || bash_forms::feeds_a_table_to_a_program(engine, pipeline);
+        if let Some(text) = plan
+            .as_ref()
+            .and_then(|_| repair::bare_family_hint(engine, pipeline))
+        {
+            let preview = first_line(&text);
+            return self.not_run(step, pipeline, why, "only help".into(), preview, text);
+        }
         if plan.is_some() && unknown.is_empty() && !bash_in_nushell {
             return self.run_checked(step, pipeline, why, decision, cancel);
         }
@@ -1338,24 +1375,41 @@ impl Agent {
         }
         if !unknown.is_empty() {
             let text = repair::unknown_programs_message(engine, &unknown);
-            self.emit(AgentEvent::Proposed {
-                step,
-                pipeline: pipeline.to_string(),
-                why: why.to_string(),
-                verdict: Verdict::Refuse,
-                label: format!("not a command: {}", unknown.join(", ")),
-            });
-            self.emit(AgentEvent::Observed {
-                step,
-                status: StepStatus::Failed,
-                out: None,
-                preview: format!("`{}` is not a command or a program", unknown[0]),
-                approved_by: None,
-                duration: Duration::ZERO,
-            });
-            return (text, StepStatus::Failed);
+            let label = format!("not a command: {}", unknown.join(", "));
+            let preview = format!("`{}` is not a command or a program", unknown[0]);
+            return self.not_run(step, pipeline, why, label, preview, text);
         }
         self.run_checked(step, pipeline, why, decision, cancel)
+    }
+
+    /// A step the loop does not run, whatever the policy says (it calls
+    /// no command, or would only print help): proposed with `label`,
+    /// observed failed with `preview`; `text` is what the model reads.
+    fn not_run(
+        &mut self,
+        step: usize,
+        pipeline: &str,
+        why: &str,
+        label: String,
+        preview: String,
+        text: String,
+    ) -> (String, StepStatus) {
+        self.emit(AgentEvent::Proposed {
+            step,
+            pipeline: pipeline.to_string(),
+            why: why.to_string(),
+            verdict: Verdict::Refuse,
+            label,
+        });
+        self.emit(AgentEvent::Observed {
+            step,
+            status: StepStatus::Failed,
+            out: None,
+            preview,
+            approved_by: None,
+            duration: Duration::ZERO,
+        });
+        (text, StepStatus::Failed)
     }
 
     /// The first `nu` call of `turn` whose pipeline cannot run, with why
@@ -1410,9 +1464,9 @@ impl Agent {
     }
 
     /// (Ask,) run and observe `pipeline` as it is, whose static verdict is
-    /// `decision`; where it fails on a comparison that one literal written
-    /// in the other side's type makes right (`size > 10` → `size > 10b`),
-    /// that pipeline runs next, once (see [`repair::exact_fix`]).
+    /// `decision`; where it fails on an error with an exact fix (`size >
+    /// 10` → `size > 10b`), the fixed pipeline runs next, at most
+    /// [`MAX_EXACT_FIXES`] times in a row (see [`repair::exact_fix`]).
     fn run_checked(
         &mut self,
         step: usize,
@@ -1421,21 +1475,31 @@ impl Agent {
         decision: Decision,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
-        let (text, status, error) = self.run_once(step, pipeline, why, decision, cancel);
-        let fix = match (&error, status) {
-            (Some(diagnostic), StepStatus::Failed) => repair::exact_fix(pipeline, diagnostic),
-            _ => None,
-        };
-        let (Some((fixed, note)), Some(diagnostic)) = (fix, error) else {
+        let (mut text, mut status, mut error) =
+            self.run_once(step, pipeline, why, decision, cancel);
+        let mut pipeline = pipeline.to_string();
+        let mut notes = Vec::new();
+        for _ in 0..MAX_EXACT_FIXES {
+            let fix = match (&error, status) {
+                (Some(diagnostic), StepStatus::Failed) => repair::exact_fix(&pipeline, diagnostic)
+                    .map(|(fixed, note)| (fixed, note, diagnostic.message.clone())),
+                _ => None,
+            };
+            let Some((fixed, note, message)) = fix.filter(|(fixed, ..)| *fixed != pipeline) else {
+                break;
+            };
+            notes.push(format!(
+                "It failed: {}. In Nushell {note}; it ran again as `{fixed}`.",
+                message.trim_end_matches('.')
+            ));
+            let (_, decision) = self.shell.check(&fixed);
+            (text, status, error) = self.run_once(step, &fixed, why, decision, cancel);
+            pipeline = fixed;
+        }
+        if notes.is_empty() {
             return (text, status);
-        };
-        let (_, decision) = self.shell.check(&fixed);
-        let (again, status, _) = self.run_once(step, &fixed, why, decision, cancel);
-        let text = format!(
-            "It failed: {}. In Nushell {note}; it ran again as `{fixed}`.\n{again}",
-            diagnostic.message.trim_end_matches('.')
-        );
-        (text, status)
+        }
+        (format!("{}\n{text}", notes.join("\n")), status)
     }
 
     /// [`Agent::run_checked`] without the fix: the text the model reads,
@@ -1674,6 +1738,10 @@ fn nu_call(pipeline: &str) -> crate::llm::ToolCall {
     }
 }
 
+/// Most exact fixes one step runs in a row, each after the last failed
+/// (an extension column made, then the groups counted).
+const MAX_EXACT_FIXES: usize = 2;
+
 /// What an earlier request's `$out.N` holds in a continued conversation.
 const NOT_KEPT: &str = "(not kept: this result is from an earlier request of the conversation; its text is above — run the step again for the value)";
 
@@ -1750,6 +1818,16 @@ fn is_empty(value: &Value) -> bool {
 }
 
 /// A table with rows: a list of records.
+/// `text`, an answer about `value`, with the names of its rows on a line
+/// of their own where it names none of them ("There are 2 empty files."
+/// about a table of them; see [`grounding::rows_unnamed`]).
+fn with_row_names(text: String, value: &Value) -> String {
+    match grounding::rows_unnamed(&text, value) {
+        Some(names) => format!("{}\n{names}", text.trim_end()),
+        None => text,
+    }
+}
+
 fn is_table(value: &Value) -> bool {
     match value {
         Value::List { vals, .. } => {

@@ -4,7 +4,9 @@
 //! 1234567…`, `ports 22, 80, 443`); such an answer is sent back once,
 //! before it reaches the user, to be grounded in a result or cut down.
 //! Numbers are only held to this while no step has given data: once one
-//! has, a number may be derived from it (a sum, a difference).
+//! has, a number may be derived from it (a sum, a difference). An answer
+//! about a small table that names none of its rows ("There are 2 empty
+//! files.") is given their names.
 
 /// Facts of `answer` that appear in none of `sources`: numbers of two or
 /// more digits or with decimals (small counts are left alone), and
@@ -55,6 +57,44 @@ pub fn ungrounded(answer: &str, sources: &[&str], numbers_too: bool) -> Vec<Stri
         }
     }
     facts
+}
+
+/// Most rows of a table an answer is completed with (see [`rows_unnamed`]).
+const MAX_NAMED_ROWS: usize = 10;
+
+/// For an answer about `table` (a small one, at most [`MAX_NAMED_ROWS`]
+/// rows) that names none of its rows ("There are 2 empty files."): the
+/// line that names them, from its `name` column or else its first column
+/// of text (`name: a.txt, b.cfg`). `None` when the answer names one, the
+/// table is larger, or no column names its rows.
+pub fn rows_unnamed(answer: &str, table: &nu_protocol::Value) -> Option<String> {
+    let rows = table.as_list().ok()?;
+    if rows.is_empty() || rows.len() > MAX_NAMED_ROWS {
+        return None;
+    }
+    let first = rows.first()?.as_record().ok()?;
+    let column = first
+        .get("name")
+        .filter(|value| value.as_str().is_ok())
+        .map(|_| "name".to_string())
+        .or_else(|| {
+            first
+                .iter()
+                .find(|(_, value)| value.as_str().is_ok())
+                .map(|(column, _)| column.clone())
+        })?;
+    let names: Vec<&str> = rows
+        .iter()
+        .filter_map(|row| row.as_record().ok()?.get(&column)?.as_str().ok())
+        .filter(|name| !name.trim().is_empty())
+        .collect();
+    let lowered = answer.to_lowercase();
+    let named = names.iter().any(|name| {
+        let name = name.to_lowercase();
+        let base = name.rsplit('/').next().unwrap_or(&name).to_string();
+        lowered.contains(&name) || lowered.contains(&base)
+    });
+    (!names.is_empty() && !named).then(|| format!("{column}: {}", names.join(", ")))
 }
 
 /// Whether `answer` says something was not done (`not`, `n't`, `cannot`,
@@ -300,5 +340,40 @@ mod tests {
         ] {
             assert_eq!(claimed_change(not_a_claim), None, "{not_a_claim}");
         }
+    }
+
+    #[test]
+    fn an_answer_that_names_no_row_of_its_small_table_is_given_the_names() {
+        use nu_protocol::{Span, Value, record};
+        let row = |name: &str| {
+            Value::test_record(record! {
+                "name" => Value::test_string(name),
+                "size" => Value::test_int(0),
+            })
+        };
+        let table = Value::list(
+            vec![row("placeholder.txt"), row("conf/override.cfg")],
+            Span::test_data(),
+        );
+        assert_eq!(
+            rows_unnamed("There are 2 empty files.", &table).as_deref(),
+            Some("name: placeholder.txt, conf/override.cfg")
+        );
+        assert_eq!(
+            rows_unnamed("override.cfg and placeholder.txt are empty", &table),
+            None
+        );
+        let big = Value::list(
+            (0..11).map(|i| row(&format!("f{i}"))).collect(),
+            Span::test_data(),
+        );
+        assert_eq!(rows_unnamed("There are 11 files.", &big), None);
+        let numbers = Value::list(
+            vec![Value::test_record(
+                record! { "count" => Value::test_int(3) },
+            )],
+            Span::test_data(),
+        );
+        assert_eq!(rows_unnamed("3", &numbers), None);
     }
 }

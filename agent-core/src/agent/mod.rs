@@ -18,6 +18,7 @@ mod episode;
 mod event;
 mod failure;
 mod grounding;
+mod home_directory;
 mod named_files;
 mod near_nushell;
 mod prompt;

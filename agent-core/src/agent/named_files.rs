@@ -134,7 +134,7 @@ fn cut(text: &str) -> String {
 
 /// `request` with the previews of the files it names after it, and a
 /// note (see [`super::repository::note`]).
-pub fn with_previews(request: &str, previews: &[String], note: Option<&str>) -> String {
+pub fn with_previews(request: &str, previews: &[String], notes: &[&str]) -> String {
     let mut text = request.to_string();
     if !previews.is_empty() {
         text.push_str(&format!(
@@ -142,7 +142,7 @@ pub fn with_previews(request: &str, previews: &[String], note: Option<&str>) -> 
             previews.join("\n")
         ));
     }
-    if let Some(note) = note {
+    for note in notes {
         text.push_str(&format!("\n\n{note}"));
     }
     text
@@ -272,10 +272,10 @@ mod tests {
         let text = Value::string("2024-01-01 INFO start\n", span);
         assert_eq!(preview("app.log", &text), None);
         assert_eq!(
-            with_previews("sum it", &["- a: x".into()], None),
+            with_previews("sum it", &["- a: x".into()], &[]),
             "sum it\n\nThe files named above, as `open` reads them:\n- a: x"
         );
-        assert_eq!(with_previews("sum it", &[], None), "sum it");
-        assert_eq!(with_previews("who?", &[], Some("git")), "who?\n\ngit");
+        assert_eq!(with_previews("sum it", &[], &[]), "sum it");
+        assert_eq!(with_previews("who?", &[], &["git"]), "who?\n\ngit");
     }
 }

@@ -546,11 +546,25 @@ fn math_of_column(element: &str) -> Option<(String, String)> {
 /// answer returns as data) is a string of box-drawing lines instead of
 /// the table. `None` when it does not end so (or is `table` alone).
 pub fn without_display_table(pipeline: &str) -> Option<String> {
+    without_last_element(pipeline, |last| {
+        let mut words = last.split_whitespace();
+        words.next() == Some("table") && words.all(|word| word.starts_with('-'))
+    })
+}
+
+/// `pipeline` without the count it ends with (`| length`, or the shell's
+/// `| count`): for a request that asks which rows, not how many. `None`
+/// when it does not end so (or is the count alone).
+pub fn without_final_count(pipeline: &str) -> Option<String> {
+    without_last_element(pipeline, |last| ["length", "count"].contains(&last.trim()))
+}
+
+/// `pipeline` without its last element, where `is_dropped` says so of it
+/// and something comes before it.
+fn without_last_element(pipeline: &str, is_dropped: impl Fn(&str) -> bool) -> Option<String> {
     let mut elements = top_level_elements(pipeline);
     let last = elements.pop()?;
-    let mut words = last.split_whitespace();
-    let display = words.next() == Some("table") && words.all(|word| word.starts_with('-'));
-    (display && !elements.is_empty()).then(|| {
+    (is_dropped(&last) && !elements.is_empty()).then(|| {
         elements
             .iter()
             .map(|element| element.trim())
@@ -992,6 +1006,12 @@ mod tests {
             Some("ls")
         );
         assert_eq!(without_display_table("table"), None);
+        assert_eq!(
+            without_final_count("ls | where size == 0b | length").as_deref(),
+            Some("ls | where size == 0b")
+        );
+        assert_eq!(without_final_count("ls | each { length }"), None);
+        assert_eq!(without_final_count("length"), None);
         assert_eq!(without_display_table("ls | table | lines"), None);
         assert_eq!(without_display_table("ls | get table"), None);
         assert_eq!(without_display_table("ls | table --width 80"), None);

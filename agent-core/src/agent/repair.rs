@@ -199,21 +199,11 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
         .find_map(|label| command_at(pipeline, label.line, label.column))?;
     let mut hint = String::new();
     if let Some(name) = command_name(engine, &head) {
-        let subcommands = subcommands(engine, &name);
-        if subcommands.is_empty() {
-            let help = super::tools::command_help(engine, &name);
-            hint.push_str(&short_usage(&help));
-        } else {
-            // `sys tcp`, `date '2024-01-01'`: a command that is only a
-            // family of subcommands; its usage says nothing of them.
-            hint.push_str(&format!(
-                "`{name}` is used with a subcommand: {}.",
-                subcommands
-                    .iter()
-                    .map(|(sub, what)| format!("`{sub}` ({what})"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+        // `sys tcp`, `date '2024-01-01'`: a command that is only a family
+        // of subcommands; its usage says nothing of them.
+        match subcommand_list(engine, &name) {
+            Some(list) => hint.push_str(&list),
+            None => hint.push_str(&short_usage(&super::tools::command_help(engine, &name))),
         }
     }
     let first_word = head.split_whitespace().next().unwrap_or_default();
@@ -226,6 +216,37 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
     (!hint.is_empty()).then_some(hint)
 }
 
+/// "`sys` is used with a subcommand: `sys cpu` (…), …" for `name`, a
+/// command that is only a family of subcommands; `None` for any other.
+fn subcommand_list(engine: &EngineState, name: &str) -> Option<String> {
+    let subcommands = subcommands(engine, name);
+    (!subcommands.is_empty()).then(|| {
+        format!(
+            "`{name}` is used with a subcommand: {}.",
+            subcommands
+                .iter()
+                .map(|(sub, what)| format!("`{sub}` ({what})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// For a pipeline with an element that is a family of subcommands alone
+/// (`sys`, `str`, with flags at most), which only prints its help: the
+/// subcommands. Such a pipeline is not run: its help is not data.
+pub fn bare_family_hint(engine: &EngineState, pipeline: &str) -> Option<String> {
+    pipeline.split('|').find_map(|element| {
+        let mut words = element.split_whitespace();
+        let name = words.next()?;
+        if !words.all(|w| w.starts_with('-')) {
+            return None;
+        }
+        subcommand_list(engine, name)
+            .map(|list| format!("`{name}` alone only prints its help, so nothing ran. {list}"))
+    })
+}
+
 /// For a pipeline that ran and failed on a comparison of two types: the
 /// same pipeline with the literal written in the other side's type, where
 /// that is exact, and a note saying so. A file size against a bare number
@@ -233,9 +254,33 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
 /// bytes (`rows > 0b`) compares the number; a date against text
 /// (`modified < '2023-01-01'`) compares dates; a row matched by a regex
 /// (`where $it =~ 'x'`, which fails on a table's rows) is matched as the
-/// text of its values. `None` for any other error.
+/// text of its values; groups counted with `length` (which fails on the
+/// record of groups) are counted per group; the extension column `ls`
+/// lacks is made from each name. `None` for any other error.
 pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, String)> {
     let message = &diagnostic.message;
+    if diagnostic.code.as_deref() == Some("nu::shell::only_supports_this_input_type")
+        && diagnostic
+            .labels
+            .iter()
+            .any(|label| label.text.contains("input type: record<"))
+    {
+        let fixed = rows_counted_per_group(pipeline)?;
+        return Some((
+            fixed,
+            "`group-by` gives a record of groups; rows per group are `group-by g --to-table | update items { length }`".into(),
+        ));
+    }
+    if diagnostic.code.as_deref() == Some("nu::shell::column_not_found") {
+        let column = message.split('\'').nth(1)?;
+        let fixed = with_extension_column(pipeline, column)?;
+        return Some((
+            fixed,
+            format!(
+                "`ls` has no `{column}` column; a file's is `$f.name | path parse | get extension`"
+            ),
+        ));
+    }
     if diagnostic.code.as_deref() == Some("nu::shell::operator_unsupported_type")
         && (message.contains("'=~'") || message.contains("'!~'"))
         && message.contains("'record<")
@@ -292,6 +337,40 @@ pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, Str
         )
     };
     Some((fixed, note))
+}
+
+/// `pipeline` with the groups of `group-by g` counted (`group-by g |
+/// length`, which fails on the record of groups) as a table of each
+/// group and its rows: `group-by g --to-table | update items { length } |
+/// rename g count`; `None` when it has no such count.
+fn rows_counted_per_group(pipeline: &str) -> Option<String> {
+    static COUNTED: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"group-by\s+([A-Za-z_][A-Za-z0-9_-]*)\s*\|\s*(length|count)\b").ok()
+    });
+    let regex = COUNTED.as_ref()?;
+    let fixed = regex.replace(
+        pipeline,
+        "group-by $1 --to-table | update items { length } | rename $1 count",
+    );
+    (fixed != pipeline).then(|| fixed.into_owned())
+}
+
+/// `pipeline`, which lists files with `ls` and asks the listing for a
+/// file extension `column` (`extension`, `ext`) it does not have, with
+/// that column made from each name right after the listing; `None` for
+/// any other pipeline or column.
+fn with_extension_column(pipeline: &str, column: &str) -> Option<String> {
+    if !["extension", "ext"].contains(&column) {
+        return None;
+    }
+    let (listing, rest) = pipeline.split_once('|')?;
+    if listing.split_whitespace().next()? != "ls" || listing.contains('{') {
+        return None;
+    }
+    Some(format!(
+        "{} | insert {column} {{|f| $f.name | path parse | get extension }} |{rest}",
+        listing.trim_end()
+    ))
 }
 
 /// `pipeline` with each row matched by a regex (`where $it =~ 'x'`, on a
@@ -455,11 +534,44 @@ pub fn this_folder_only_hint(pipeline: &str, cwd: &std::path::Path) -> Option<St
 /// some: `ls **/…` is what it asked for.
 pub fn subfolders_hint(pipeline: &str, cwd: &std::path::Path) -> Option<String> {
     let pattern = one_folder_listing(pipeline)?;
-    has_subfolders(cwd).then(|| {
+    (has_subfolders(cwd) && !lists_folders_themselves(pipeline)).then(|| {
         format!(
             "Note: `ls` lists this folder only, and the request asks for subfolders too: `ls **/{pattern}` (its names are paths: `dir/file`)."
         )
     })
+}
+
+/// Whether `pipeline` is about this folder's subfolders as entries (their
+/// sizes with `--du`, only the folders kept): "which subfolder is
+/// largest" is answered by one folder's listing.
+fn lists_folders_themselves(pipeline: &str) -> bool {
+    let compact: String = pipeline
+        .chars()
+        .filter(|c| !c.is_whitespace() && !"'\"".contains(*c))
+        .collect();
+    pipeline
+        .split_whitespace()
+        .any(|w| w == "--du" || w == "-d")
+        || compact.contains("type==dir")
+}
+
+/// Whether `request` asks which things (files, rows) there are, by name,
+/// and not how many: "Which files…", "Find the empty files", "List…".
+pub fn asks_which_ones(request: &str) -> bool {
+    let request = request.to_lowercase();
+    let words: Vec<&str> = request
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let asks_items = words
+        .iter()
+        .any(|w| ["which", "list", "find", "show", "name", "names"].contains(w));
+    let asks_number = request.contains("how many")
+        || request.contains("number of")
+        || words
+            .iter()
+            .any(|w| ["count", "total", "sum", "average"].contains(w));
+    asks_items && !asks_number
 }
 
 /// Whether `request` asks to look into subfolders too.
@@ -532,8 +644,15 @@ pub fn folder_size_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<St
 /// - `rename` on file names (`each { rename $in.name x }`): Nushell's
 ///   renames a table's columns; nothing was renamed on disk;
 /// - `du /` for free space: it adds up what every file uses;
+/// - `lines | split row ' ' | select 1` for a field of each line, as awk's
+///   `$1`: `split row` makes one list of the words of all lines;
 /// - a path into `.git` that found nothing: a repository is read with git.
 pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> {
+    if let Some(index) = field_of_all_lines(pipeline) {
+        return Some(format!(
+            "Note: `lines | split row ' '` makes one list of the words of all the lines, so `{index}` took from that list, not a field of each line. Each line's fields are columns with `lines | split column ' '` (`column1` is the first field: `lines | split column ' ' | get column1`), or `lines | parse '{{first}} {{rest}}'`."
+        ));
+    }
     let words: Vec<&str> = pipeline
         .split(|c: char| c.is_whitespace() || "|;(){}".contains(c))
         .filter(|w| !w.is_empty())
@@ -552,6 +671,27 @@ pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> 
         .iter()
         .any(|w| *w == ".git" || w.starts_with(".git/") || w.contains("/.git/"));
     (found_nothing && into_git).then(|| GIT_FORMS.to_string())
+}
+
+/// The element (`select 1`, `get 0`) of `pipeline` that takes a word by
+/// its index after `lines | … | split row`, which flattens all the lines'
+/// words into one list; `None` when it has none.
+fn field_of_all_lines(pipeline: &str) -> Option<String> {
+    let elements: Vec<&str> = pipeline.split('|').map(str::trim).collect();
+    let lines = elements.iter().position(|e| *e == "lines")?;
+    let split = lines
+        + elements[lines..]
+            .iter()
+            .position(|e| e.starts_with("split row"))?;
+    elements[split..]
+        .iter()
+        .find(|element| {
+            let words: Vec<&str> = element.split_whitespace().collect();
+            words.len() == 2
+                && ["select", "get"].contains(&words[0])
+                && words[1].parse::<usize>().is_ok()
+        })
+        .map(|element| element.to_string())
 }
 
 /// For a pipeline that ran `each` over files (`ls … | each { … }`) and
@@ -1017,6 +1157,60 @@ mod tests {
     }
 
     #[test]
+    fn a_family_of_subcommands_alone_gets_its_subcommands() {
+        let engine = Engine::standard();
+        let hint = bare_family_hint(engine.state(), "sys | get cpu").unwrap_or_default();
+        assert!(
+            hint.starts_with("`sys` alone only prints its help") && hint.contains("`sys mem`"),
+            "{hint}"
+        );
+        assert_eq!(bare_family_hint(engine.state(), "sys mem | get free"), None);
+        assert_eq!(bare_family_hint(engine.state(), "ls | length"), None);
+    }
+
+    #[test]
+    fn a_field_taken_from_the_words_of_all_lines_is_pointed_out() {
+        let hint = false_friend_hint(
+            "open access.log | lines | where $it =~ 'GET' | split row ' ' | select 1 | uniq --count",
+            false,
+        )
+        .unwrap_or_default();
+        assert!(
+            hint.contains("`select 1` took from that list")
+                && hint.contains("`lines | split column ' ' | get column1`"),
+            "{hint}"
+        );
+        // Words counted over the whole text are what `split row` gives.
+        assert_eq!(
+            false_friend_hint("open f.txt | lines | split row ' ' | length", false),
+            None
+        );
+        assert_eq!(
+            false_friend_hint("'a b' | split row ' ' | get 1", false),
+            None
+        );
+    }
+
+    #[test]
+    fn a_request_for_which_ones_is_told_from_one_for_how_many() {
+        for which in [
+            "Which files in this directory have not been modified in 30 days?",
+            "Find the empty files here",
+            "list the processes named nu",
+        ] {
+            assert!(asks_which_ones(which), "{which}");
+        }
+        for how_many in [
+            "How many files are empty? List them.",
+            "Count the lines of every log",
+            "Find the total size of the csv files",
+            "Free up disk space",
+        ] {
+            assert!(!asks_which_ones(how_many), "{how_many}");
+        }
+    }
+
+    #[test]
     fn one_folder_listed_when_subfolders_were_asked_for_is_pointed_out() {
         assert!(asks_for_subfolders(
             "List every file here and in its Subfolders"
@@ -1033,6 +1227,10 @@ mod tests {
             subfolders_hint("ls **/* | where size > 10kb", dir.path()),
             None
         );
+        // "Which subfolder is largest" is about this folder's entries.
+        for about_folders in ["ls --du | sort-by size", "ls | where type == 'dir'"] {
+            assert_eq!(subfolders_hint(about_folders, dir.path()), None);
+        }
         let value = nu_protocol::Value::test_nothing();
         let note = result_note(listed, &value, false, true, dir.path()).unwrap_or_default();
         assert!(note.contains("asks for subfolders"), "{note}");
@@ -1121,6 +1319,55 @@ mod tests {
         // Text with text compares: no hint.
         let other = failed("nu::shell::operator_incompatible_types", 1);
         assert!(failure_hint("1 + 'a'", &other).is_none());
+    }
+
+    #[test]
+    fn groups_counted_with_length_and_a_missing_extension_are_fixed_in_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.csv", "b.csv", "c.md"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let mut session = crate::shell::Session::new(
+            Engine::standard(),
+            crate::shell::SessionSeed::new(dir.path().to_path_buf()),
+        )
+        .unwrap();
+        let limits = crate::shell::Limits::default();
+        let mut pipeline = "ls | where type == file | group-by extension | length".to_string();
+        let mut notes = Vec::new();
+        let outcome = loop {
+            let outcome = session.run(&pipeline, &limits);
+            let Some((fixed, note)) = outcome.error.as_ref().and_then(|d| exact_fix(&pipeline, d))
+            else {
+                break outcome;
+            };
+            notes.push(note);
+            pipeline = fixed;
+        };
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("path parse"), "{notes:?}");
+        assert_eq!(
+            pipeline,
+            "ls | insert extension {|f| $f.name | path parse | get extension } | where type == file | group-by extension --to-table | update items { length } | rename extension count"
+        );
+        assert!(outcome.error.is_none(), "{:?}", outcome.error);
+        let counts: Vec<(String, i64)> = outcome
+            .value
+            .as_list()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                let row = row.as_record().unwrap();
+                let extension = row.get("extension").unwrap().as_str().unwrap().to_string();
+                (extension, row.get("count").unwrap().as_int().unwrap())
+            })
+            .collect();
+        assert_eq!(counts, vec![("csv".to_string(), 2), ("md".to_string(), 1)]);
+        // Another missing column, or a listing that is not `ls`, is left
+        // alone.
+        let missing = session.run("ls | get owner", &limits).error.unwrap();
+        assert_eq!(exact_fix("ls | get owner", &missing), None);
+        assert_eq!(with_extension_column("ps | get ext", "ext"), None);
     }
 
     #[test]
