@@ -1244,6 +1244,12 @@ impl Agent {
         let Some(runner) = self.background.clone() else {
             return "There are no background jobs here; run it without `background`.".into();
         };
+        // Almost Nushell starts as its exact Nushell form, as a step runs.
+        let (plan, _) = self.shell.check(pipeline);
+        let fixed = near_nushell::as_nushell(pipeline, plan.is_some());
+        let pipeline = fixed
+            .as_ref()
+            .map_or(pipeline, |(nushell, _)| nushell.as_str());
         let done = self.job_done_to_inbox();
         match runner.start(pipeline, done) {
             Ok(id) => {
@@ -1251,8 +1257,11 @@ impl Agent {
                 self.notice(format!(
                     "step {step}: started as background job {id} (`agent job status {id}`)"
                 ));
+                let fixed = fixed.as_ref().map_or(String::new(), |(nushell, notes)| {
+                    format!("In Nushell {}; it runs as `{nushell}`.\n", notes.join("; "))
+                });
                 format!(
-                    "Started as background job {id}. When it ends, its result comes as an [event] message with its $out number."
+                    "{fixed}Started as background job {id}. When it ends, its result comes as an [event] message with its $out number."
                 )
             }
             Err(why) => {
@@ -1602,7 +1611,8 @@ impl Agent {
             observed.push_str(&hint);
         }
         if matches!(status, StepStatus::Unparsable | StepStatus::Failed)
-            && let Some(hint) = repair::per_group_hint(pipeline)
+            && let Some(hint) =
+                repair::per_group_hint(pipeline).or_else(|| repair::fields_of_lines_hint(pipeline))
         {
             observed.push('\n');
             observed.push_str(&hint);
@@ -1617,6 +1627,12 @@ impl Agent {
         {
             observed.push('\n');
             observed.push_str(&note);
+        } else if status == StepStatus::Ok
+            && found_nothing
+            && let Some(hint) = repository::file_history_hint(pipeline, &ran.outcome.cwd)
+        {
+            observed.push('\n');
+            observed.push_str(&hint);
         } else if status == StepStatus::Ok
             && found_nothing
             && let Some(shape) = self.data_shape(pipeline, None, cancel)

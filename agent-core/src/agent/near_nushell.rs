@@ -57,6 +57,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
         without_display_table,
         "`table` only draws a value as text; the value itself is kept",
     ),
+    (
+        text_lines_counted,
+        "`open` gives a text file as one text, whose `length` is its bytes; its lines are `open f | lines | length`",
+    ),
 ];
 
 /// Fixes of what does not parse (before the units and `$it`, below).
@@ -573,6 +577,53 @@ fn without_last_element(pipeline: &str, is_dropped: impl Fn(&str) -> bool) -> Op
     })
 }
 
+/// Extensions of the files `open` reads as data (a table or record, whose
+/// `length` counts rows); any other file it gives as text.
+const DATA_EXTENSIONS: &[&str] = &[
+    "csv", "tsv", "json", "jsonl", "toml", "yaml", "yml", "nuon", "xml", "xlsx", "ods", "ssv",
+    "msgpack", "msgpackz", "db", "sqlite", "sqlite3", "parquet", "arrow", "avro",
+];
+
+/// `pipeline` with the text of a file counted in lines (`open app.log |
+/// length`, which counts its bytes, as `open app.log | lines | length`),
+/// where the file is known to be text: a literal name, or each file of an
+/// `ls *.log` the pipeline starts with (`open $f.name | length`), whose
+/// extension `open` reads as no data. `None` otherwise.
+pub fn text_lines_counted(pipeline: &str) -> Option<String> {
+    static OPEN_LENGTH: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"open\s+([^\s|()]+)\s*\|\s*length\b"#).ok()
+        });
+    let regex = OPEN_LENGTH.as_ref()?;
+    let listed = top_level_elements(pipeline)
+        .first()
+        .filter(|first| first.split_whitespace().next() == Some("ls"))
+        .and_then(|first| first.split_whitespace().nth(1).map(str::to_string));
+    let is_text = |file: &str| {
+        let file = file.trim_matches(|c| c == '\'' || c == '"');
+        let named = if file.starts_with('$') {
+            listed.as_deref().unwrap_or_default()
+        } else {
+            file
+        };
+        let extension = std::path::Path::new(named)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_lowercase);
+        extension.is_some_and(|e| !DATA_EXTENSIONS.contains(&e.as_str()))
+    };
+    let mut changed = false;
+    let fixed = regex.replace_all(pipeline, |caps: &regex::Captures| {
+        if is_text(&caps[1]) {
+            changed = true;
+            format!("open {} | lines | length", &caps[1])
+        } else {
+            caps[0].to_string()
+        }
+    });
+    changed.then(|| fixed.into_owned())
+}
+
 /// `pipeline` with `--du` given to the `ls` it starts with, when it keeps
 /// folders (`where type == dir`) and uses their `size`: without `--du` a
 /// folder's size is its entry's (4 KiB on most file systems), never what
@@ -1006,6 +1057,29 @@ mod tests {
             Some("ls")
         );
         assert_eq!(without_display_table("table"), None);
+        assert_eq!(
+            text_lines_counted(
+                "ls **/*.log | each {|f| {file: $f.name, rows: (open $f.name | length)} }"
+            )
+            .as_deref(),
+            Some(
+                "ls **/*.log | each {|f| {file: $f.name, rows: (open $f.name | lines | length)} }"
+            )
+        );
+        assert_eq!(
+            text_lines_counted("open app.log | length").as_deref(),
+            Some("open app.log | lines | length")
+        );
+        // Rows of data, and files of no known kind, are left alone.
+        assert_eq!(text_lines_counted("open orders.csv | length"), None);
+        assert_eq!(
+            text_lines_counted("ls *.json | each {|f| open $f.name | length }"),
+            None
+        );
+        assert_eq!(
+            text_lines_counted("ls | each {|f| open $f.name | length }"),
+            None
+        );
         assert_eq!(
             without_final_count("ls | where size == 0b | length").as_deref(),
             Some("ls | where size == 0b")

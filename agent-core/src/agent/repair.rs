@@ -648,10 +648,8 @@ pub fn folder_size_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<St
 ///   `$1`: `split row` makes one list of the words of all lines;
 /// - a path into `.git` that found nothing: a repository is read with git.
 pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> {
-    if let Some(index) = field_of_all_lines(pipeline) {
-        return Some(format!(
-            "Note: `lines | split row ' '` makes one list of the words of all the lines, so `{index}` took from that list, not a field of each line. Each line's fields are columns with `lines | split column ' '` (`column1` is the first field: `lines | split column ' ' | get column1`), or `lines | parse '{{first}} {{rest}}'`."
-        ));
+    if let Some(hint) = fields_of_lines_hint(pipeline) {
+        return Some(hint);
     }
     let words: Vec<&str> = pipeline
         .split(|c: char| c.is_whitespace() || "|;(){}".contains(c))
@@ -671,6 +669,16 @@ pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> 
         .iter()
         .any(|w| *w == ".git" || w.starts_with(".git/") || w.contains("/.git/"));
     (found_nothing && into_git).then(|| GIT_FORMS.to_string())
+}
+
+/// For a pipeline (that ran or failed) taking a word by its index after
+/// `lines | split row ' '`, as awk's `$1`: that list holds the words of
+/// all the lines; each line's fields are columns with `split column`.
+pub fn fields_of_lines_hint(pipeline: &str) -> Option<String> {
+    let index = field_of_all_lines(pipeline)?;
+    Some(format!(
+        "Note: `lines | split row ' '` makes one list of the words of all the lines, so `{index}` took from that list, not a field of each line. Each line's fields are columns with `lines | split column ' '` (`column1` is the first field: `lines | split column ' ' | get column1`), or `lines | parse '{{first}} {{rest}}'`."
+    ))
 }
 
 /// The element (`select 1`, `get 0`) of `pipeline` that takes a word by
