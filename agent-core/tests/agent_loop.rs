@@ -316,6 +316,38 @@ fn a_block_is_followed_by_an_answer_and_a_false_one_is_replaced() {
     );
 }
 
+/// On the last turn, an answer naming an address no result shows cannot
+/// be sent back: the steps' own account replaces it.
+#[test]
+fn a_last_answer_with_an_address_no_result_shows_is_replaced() {
+    let options = AgentOptions {
+        max_steps: 2,
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(
+        vec![
+            nu("[[ip hits]; ['10.0.0.7' 9]]"),
+            answer("The busiest address is 192.168.1.100."),
+        ],
+        Policy::default(),
+        options,
+    );
+    let ending = ep.agent.run("which address is busiest", &CancelToken::new());
+    let Ending::Answered { text, data } = ending else {
+        panic!("{ending:?}");
+    };
+    assert!(!text.contains("192.168.1.100"), "{text}");
+    assert!(text.starts_with("This is what the last step found"), "{text}");
+    assert!(data.is_some());
+    assert!(
+        ep.repaired()
+            .iter()
+            .any(|r| r.contains("contradicts the steps")),
+        "{:?}",
+        ep.repaired()
+    );
+}
+
 #[test]
 fn the_step_limit_ends_the_loop() {
     let options = AgentOptions {

@@ -890,14 +890,16 @@ impl Agent {
                         HOLLOW_ANSWER.to_string()
                     }
                     // No turn left to send it back: an answer that
-                    // claims a change no step made, or leaves out what the
-                    // policy stopped, is replaced by the steps' own account.
+                    // claims a change no step made, leaves out what the
+                    // policy stopped, or states a hash or an address no
+                    // result shows, is replaced by the steps' own account.
                     Action::Answer { text, .. }
                         if answer_only
                             && self.options.kind == PromptKind::Task
                             && ((stops > 0 && !grounding::says_not_done(&text))
                                 || (!self.may_have_changed
-                                    && grounding::claimed_change(&text).is_some())) =>
+                                    && grounding::claimed_change(&text).is_some())
+                                || !self.ungrounded(&text, !has_data).is_empty()) =>
                     {
                         self.emit(AgentEvent::Repaired {
                             step,

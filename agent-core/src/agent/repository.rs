@@ -54,7 +54,7 @@ pub fn note(request: &str, in_repository: bool) -> Option<&'static str> {
 
 /// What [`note`] tells of the history (naming no `.git`: a small model
 /// copies the names it reads).
-const HISTORY_NOTE: &str = "This is a git repository: `git log --format='%h|%an|%ad|%s' | lines | split column '|' hash author date subject` lists its commits, newest first (add `-- FILE` for the commits that changed a file); `git status --short | lines` lists changed files.";
+const HISTORY_NOTE: &str = "This is a git repository: `git log --format='%h|%an|%ad|%s' | lines | split column '|' hash author date subject` lists its commits, newest first (add `-- FILE` for one file's); `git status --short | lines` lists changed files.";
 
 /// What [`note`] tells of the files' state.
 const STATE_NOTE: &str = "This is a git repository: `git status --short | lines` lists the files changed since the last commit (`M ` staged, ` M` changed and not staged, both tracked; `??` not tracked); `git log --format='%h|%an|%ad|%s' | lines` lists its commits.";
