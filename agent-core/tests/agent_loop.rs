@@ -332,12 +332,17 @@ fn a_last_answer_with_an_address_no_result_shows_is_replaced() {
         Policy::default(),
         options,
     );
-    let ending = ep.agent.run("which address is busiest", &CancelToken::new());
+    let ending = ep
+        .agent
+        .run("which address is busiest", &CancelToken::new());
     let Ending::Answered { text, data } = ending else {
         panic!("{ending:?}");
     };
     assert!(!text.contains("192.168.1.100"), "{text}");
-    assert!(text.starts_with("This is what the last step found"), "{text}");
+    assert!(
+        text.starts_with("This is what the last step found"),
+        "{text}"
+    );
     assert!(data.is_some());
     assert!(
         ep.repaired()

@@ -1313,7 +1313,7 @@ impl Agent {
             let (text, status) = self.run_step(step, &rows, why, cancel);
             return (
                 format!(
-                    "The request asks which ones, and a count gives only how many; it ran without it: `{rows}`.\n{text}"
+                    "A count gives only how many, and the rows themselves were asked for; it ran without it: `{rows}`.\n{text}"
                 ),
                 status,
             );
@@ -1798,6 +1798,8 @@ const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and
 /// words it puts around it.
 const HARNESS_PHRASES: &[&str] = &[
     "is not a Nushell command",
+    "The request asks",
+    "the rows themselves were asked for",
     "Close ones:",
     "There is no $out.",
     "Not answered yet:",
