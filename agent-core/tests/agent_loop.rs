@@ -353,6 +353,37 @@ fn a_last_answer_with_an_address_no_result_shows_is_replaced() {
     );
 }
 
+/// An address the model made up and said again is not grounded by its
+/// own earlier answer: sent back once, then replaced on the last turn.
+#[test]
+fn a_made_up_address_said_twice_does_not_ground_itself() {
+    let options = AgentOptions {
+        max_steps: 3,
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(
+        vec![
+            nu("[[ip hits]; ['10.0.0.7' 9]]"),
+            answer("The busiest address is 192.168.1.1."),
+            answer("The busiest address is 192.168.1.1."),
+        ],
+        Policy::default(),
+        options,
+    );
+    let ending = ep
+        .agent
+        .run("which address is busiest", &CancelToken::new());
+    let Ending::Answered { text, .. } = ending else {
+        panic!("{ending:?}");
+    };
+    assert!(!text.contains("192.168.1.1"), "{text}");
+    assert!(
+        ep.repaired().iter().any(|r| r.contains("no result shows")),
+        "{:?}",
+        ep.repaired()
+    );
+}
+
 #[test]
 fn the_step_limit_ends_the_loop() {
     let options = AgentOptions {
@@ -952,7 +983,7 @@ fn an_answer_naming_a_missing_out_again_and_again_ends_as_its_text() {
     let bad = || {
         call(
             "answer",
-            serde_json::json!({"text": "The largest is 1.0.1.1", "out": 5}),
+            serde_json::json!({"text": "The largest is big.bin", "out": 5}),
         )
     };
     // The last step failed: there is no last result to return instead.
@@ -965,7 +996,7 @@ fn an_answer_naming_a_missing_out_again_and_again_ends_as_its_text() {
     assert_eq!(
         ending,
         Ending::Answered {
-            text: "The largest is 1.0.1.1".into(),
+            text: "The largest is big.bin".into(),
             data: None
         }
     );

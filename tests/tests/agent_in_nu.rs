@@ -384,7 +384,10 @@ fn nu_agent_ask_json_prints_one_document_for_text_and_for_data() {
     let out = nu_agent(&s, &server, &["ask", "--json", "list files"], None);
     let json: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
     // The text names none of the rows it returns: their names follow it.
-    assert_eq!(json["answer"], "files\nname: a.txt, big.bin, huge.iso, mid.log");
+    assert_eq!(
+        json["answer"],
+        "files\nname: a.txt, big.bin, huge.iso, mid.log"
+    );
     assert_eq!(json["data"][0]["name"], "a.txt");
     assert_eq!(json["data"].as_array().map(Vec::len), Some(4));
     assert_eq!(json["steps"], 2);

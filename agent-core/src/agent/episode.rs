@@ -1114,12 +1114,19 @@ impl Agent {
     /// machine's facts in the system prompt, the results, the requests,
     /// the pipelines written).
     fn ungrounded(&self, answer: &str, numbers_too: bool) -> Vec<String> {
-        // Not the turn that answers.
+        // Not the turn that answers, nor the model's own earlier answers
+        // and text, nor the loop's messages sending an answer back (they
+        // quote it): a fact made up and said again would ground itself.
         let before = &self.messages[..self.messages.len().saturating_sub(1)];
-        let mut sources: Vec<&str> = before.iter().map(|m| m.content.as_str()).collect();
+        let mut sources: Vec<&str> = before
+            .iter()
+            .filter(|m| m.role != Role::Assistant && !m.content.starts_with(NOT_ANSWERED))
+            .map(|m| m.content.as_str())
+            .collect();
         let calls: Vec<String> = before
             .iter()
             .flat_map(|m| &m.tool_calls)
+            .filter(|call| call.name != "answer")
             .map(|call| serde_json::Value::Object(call.arguments.clone()).to_string())
             .collect();
         sources.extend(calls.iter().map(String::as_str));
@@ -1792,6 +1799,9 @@ const MAX_EARLIER_OUTS: usize = 10_000;
 /// What the model is told when its answer announces something it does
 /// not give.
 const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and gives nothing after it. Answer with the result itself, or pass `out` to return a `$out.N`.";
+
+/// How each message sending an answer back begins.
+const NOT_ANSWERED: &str = "Not answered yet:";
 
 /// Phrases only this loop's own messages use (corrections, lookups,
 /// unknown names): an answer containing one repeats a message, whatever
