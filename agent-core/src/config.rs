@@ -107,7 +107,7 @@ pub const CONFIG_TEMPLATE: &str = r#"# nu-agent's configuration: the record of $
     history: true        # save conversations in the state dir
     promote_after: 2min  # a step of ask still running after this goes on as a background job (0sec: never)
     pipeline_grammar: true   # the local model writes only pipelines whose commands exist (false: free text)
-    read_named_files: true   # the files a request names are read first and their shape told to the model
+    read_named_files: true   # the files a request names are read first and their shape told to the model (with notes on git and the home directory)
     jobs: {              # background jobs (`agent job`)
       max_running: 4     # jobs running at once; the rest wait in a queue
       keep: 100          # finished jobs kept in the state dir

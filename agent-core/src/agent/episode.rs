@@ -97,7 +97,8 @@ pub struct AgentOptions {
     pub pipeline_grammar: bool,
     /// Read the files a task's request names (within the working
     /// directory, when the policy allows it) and tell the model their
-    /// shape with the request (see `named_files`).
+    /// shape with the request (see `named_files`), with the notes on a
+    /// git repository and the home directory.
     pub read_named_files: bool,
 }
 

@@ -116,7 +116,8 @@ pub struct AgentSettings {
     pub pipeline_grammar: bool,
     /// Read the files a task's request names (plain files in the working
     /// directory the policy lets `open` without a question) and tell the
-    /// model their shape with the request (off: for an ablation).
+    /// model their shape with the request, with the notes on a git
+    /// repository and the home directory (off: for an ablation).
     pub read_named_files: bool,
 }
 
