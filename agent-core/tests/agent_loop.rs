@@ -316,71 +316,47 @@ fn a_block_is_followed_by_an_answer_and_a_false_one_is_replaced() {
     );
 }
 
-/// On the last turn, an answer naming an address no result shows cannot
-/// be sent back: the steps' own account replaces it.
-#[test]
-fn a_last_answer_with_an_address_no_result_shows_is_replaced() {
+/// The answer a run with `max_steps` ends with after one step that shows
+/// 10.0.0.7, then `answers`, with the loop's repairs.
+fn last_answer_after(max_steps: usize, answers: &[&str]) -> (String, Vec<String>) {
     let options = AgentOptions {
-        max_steps: 2,
+        max_steps,
         ..AgentOptions::default()
     };
-    let mut ep = episode(
-        vec![
-            nu("[[ip hits]; ['10.0.0.7' 9]]"),
-            answer("The busiest address is 192.168.1.100."),
-        ],
-        Policy::default(),
-        options,
-    );
+    let mut turns = vec![nu("[[ip hits]; ['10.0.0.7' 9]]")];
+    turns.extend(answers.iter().map(|text| answer(text)));
+    let mut ep = episode(turns, Policy::default(), options);
     let ending = ep
         .agent
         .run("which address is busiest", &CancelToken::new());
     let Ending::Answered { text, data } = ending else {
         panic!("{ending:?}");
     };
-    assert!(!text.contains("192.168.1.100"), "{text}");
+    assert!(data.is_some(), "the last result is returned");
+    (text, ep.repaired())
+}
+
+/// On the last turn, an answer naming an address no result shows cannot
+/// be sent back: the steps' own account replaces it. Said twice, the
+/// address is not grounded by its own earlier answer (nor by the message
+/// that sent it back, which quotes it).
+#[test]
+fn a_last_answer_with_an_address_no_result_shows_is_replaced() {
+    let (text, repaired) = last_answer_after(2, &["The busiest address is 192.168.1.100."]);
     assert!(
         text.starts_with("This is what the last step found"),
         "{text}"
     );
-    assert!(data.is_some());
     assert!(
-        ep.repaired()
-            .iter()
-            .any(|r| r.contains("contradicts the steps")),
-        "{:?}",
-        ep.repaired()
+        repaired.iter().any(|r| r.contains("contradicts the steps")),
+        "{repaired:?}"
     );
-}
-
-/// An address the model made up and said again is not grounded by its
-/// own earlier answer: sent back once, then replaced on the last turn.
-#[test]
-fn a_made_up_address_said_twice_does_not_ground_itself() {
-    let options = AgentOptions {
-        max_steps: 3,
-        ..AgentOptions::default()
-    };
-    let mut ep = episode(
-        vec![
-            nu("[[ip hits]; ['10.0.0.7' 9]]"),
-            answer("The busiest address is 192.168.1.1."),
-            answer("The busiest address is 192.168.1.1."),
-        ],
-        Policy::default(),
-        options,
-    );
-    let ending = ep
-        .agent
-        .run("which address is busiest", &CancelToken::new());
-    let Ending::Answered { text, .. } = ending else {
-        panic!("{ending:?}");
-    };
+    let twice = ["The busiest address is 192.168.1.1."; 2];
+    let (text, repaired) = last_answer_after(3, &twice);
     assert!(!text.contains("192.168.1.1"), "{text}");
     assert!(
-        ep.repaired().iter().any(|r| r.contains("no result shows")),
-        "{:?}",
-        ep.repaired()
+        repaired.iter().any(|r| r.contains("no result shows")),
+        "{repaired:?}"
     );
 }
 
