@@ -92,6 +92,13 @@ impl Episode {
             .collect()
     }
 
+    /// What the first model request ended with: the request as the model
+    /// read it (with what was read for it).
+    fn first_request_text(&self) -> String {
+        let requests = self.requests.lock().unwrap();
+        requests[0].messages.last().unwrap().content.clone()
+    }
+
     /// The messages of the loop's repairs, in order.
     fn repaired(&self) -> Vec<String> {
         self.events()
@@ -1589,8 +1596,7 @@ fn the_files_a_request_names_are_read_first_and_take_no_out_number() {
     else {
         panic!("the step's sum is $out.0: {ending:?}");
     };
-    let requests = ep.requests.lock().unwrap();
-    let first = &requests[0].messages.last().unwrap().content;
+    let first = ep.first_request_text();
     assert!(
         first.starts_with("Sum the amount in orders.csv (not .secret.txt).\n\n")
             && first.contains(
@@ -1599,7 +1605,6 @@ fn the_files_a_request_names_are_read_first_and_take_no_out_number() {
             && !first.contains("hidden"),
         "{first}"
     );
-    drop(requests);
 
     // Off, the request goes as it was written.
     let dir = tempfile::tempdir().unwrap();
@@ -1615,11 +1620,7 @@ fn the_files_a_request_names_are_read_first_and_take_no_out_number() {
         Vec::new(),
     );
     ep.agent.run("Read orders.csv", &CancelToken::new());
-    let requests = ep.requests.lock().unwrap();
-    assert_eq!(
-        requests[0].messages.last().unwrap().content,
-        "Read orders.csv"
-    );
+    assert_eq!(ep.first_request_text(), "Read orders.csv");
 }
 
 #[test]
@@ -1688,12 +1689,11 @@ fn in_a_git_repository_git_is_named_and_its_own_files_are_not_read() {
     );
     ep.agent
         .run("Who made the last commit?", &CancelToken::new());
-    let requests = ep.requests.lock().unwrap();
-    assert!(requests[0].avoid.is_empty() && requests[0].avoid_starts.is_empty());
-    assert_eq!(
-        requests[0].messages.last().unwrap().content,
-        "Who made the last commit?"
-    );
+    {
+        let requests = ep.requests.lock().unwrap();
+        assert!(requests[0].avoid.is_empty() && requests[0].avoid_starts.is_empty());
+    }
+    assert_eq!(ep.first_request_text(), "Who made the last commit?");
 }
 
 #[test]
@@ -1738,10 +1738,6 @@ fn a_named_file_the_policy_would_ask_about_or_block_is_not_read() {
             Vec::new(),
         );
         ep.agent.run("Sum private.csv", &CancelToken::new());
-        let requests = ep.requests.lock().unwrap();
-        assert_eq!(
-            requests[0].messages.last().unwrap().content,
-            "Sum private.csv"
-        );
+        assert_eq!(ep.first_request_text(), "Sum private.csv");
     }
 }

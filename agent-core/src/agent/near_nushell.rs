@@ -634,26 +634,31 @@ pub fn folder_sizes_with_du(pipeline: &str) -> Option<String> {
     if !ls_without_du(first) {
         return None;
     }
-    let keeps_folders = elements.iter().any(|element| {
-        let words: Vec<&str> = element.split_whitespace().collect();
-        words.windows(3).any(|w| {
-            w[0].trim_start_matches("$it.") == "type"
-                && w[1] == "=="
-                && w[2].trim_matches(|c| c == '\'' || c == '"') == "dir"
-        })
-    });
     let uses_size = elements[1..].iter().any(|element| {
         element
             .split(|c: char| !c.is_alphanumeric() && c != '_')
             .any(|w| w == "size")
     });
-    (keeps_folders && uses_size).then(|| {
+    (keeps_folders(pipeline) && uses_size).then(|| {
         let rest: Vec<&str> = elements[1..].iter().map(|e| e.trim()).collect();
         let ls = format!("ls --du{}", &first[2..]);
         std::iter::once(ls.as_str())
             .chain(rest)
             .collect::<Vec<_>>()
             .join(" | ")
+    })
+}
+
+/// Whether `pipeline` keeps only folders (`where type == dir`, `$it.type
+/// == 'dir'`).
+pub fn keeps_folders(pipeline: &str) -> bool {
+    top_level_elements(pipeline).iter().any(|element| {
+        let words: Vec<&str> = element.split_whitespace().collect();
+        words.windows(3).any(|w| {
+            w[0].trim_start_matches("$it.") == "type"
+                && w[1] == "=="
+                && w[2].trim_matches(|c| c == '\'' || c == '"') == "dir"
+        })
     })
 }
 

@@ -545,14 +545,10 @@ pub fn subfolders_hint(pipeline: &str, cwd: &std::path::Path) -> Option<String> 
 /// sizes with `--du`, only the folders kept): "which subfolder is
 /// largest" is answered by one folder's listing.
 fn lists_folders_themselves(pipeline: &str) -> bool {
-    let compact: String = pipeline
-        .chars()
-        .filter(|c| !c.is_whitespace() && !"'\"".contains(*c))
-        .collect();
-    pipeline
-        .split_whitespace()
-        .any(|w| w == "--du" || w == "-d")
-        || compact.contains("type==dir")
+    let first = pipeline.split('|').next().unwrap_or_default();
+    let measures_folders =
+        first.split_whitespace().next() == Some("ls") && !super::near_nushell::ls_without_du(first);
+    measures_folders || super::near_nushell::keeps_folders(pipeline)
 }
 
 /// Whether `request` asks which things (files, rows) there are, by name,
