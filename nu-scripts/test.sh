@@ -26,4 +26,7 @@ cargo test --workspace --all-targets --no-fail-fast "$@" 2>&1 | tee "$log" || st
 # counts as one test).
 awk -v portable="$portable" '/^test result:/ { p += $4; f += $6 }
   END { if (portable == 0) p++; else f++; printf "tests: %d passed, %d failed\n", p, f }' "$log"
+# The failures by name, last, where a log's tail shows them.
+[ "$portable" -eq 0 ] || echo "failed: nu-scripts/portable-cpu-check.sh (exit $portable)"
+grep -E '^test .+ \.\.\. FAILED$|^error: (test failed|[0-9]+ targets failed)|^    `-p ' "$log" | sed 's/^/failed: /' || true
 exit "$status"
