@@ -1697,6 +1697,35 @@ fn in_a_git_repository_git_is_named_and_its_own_files_are_not_read() {
 }
 
 #[test]
+fn a_filter_that_kept_nothing_shows_the_rows_it_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("app.log"),
+        "ts=1 level=info msg=start\nts=2 level=error msg=disk full\n",
+    )
+    .unwrap();
+    let mut ep = episode_in(
+        dir,
+        vec![
+            nu("open app.log | lines | where $it =~ 'ERROR' | first 1"),
+            answer("none"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    ep.agent.run("the first error", &CancelToken::new());
+    let told = &ep.tool_results()[0];
+    assert!(
+        told.contains(
+            "`where $it =~ 'ERROR'` kept none of the 2 rows `open app.log | lines` gave ($out.1)"
+        ),
+        "{told}"
+    );
+    assert!(told.contains("level=error msg=disk full"), "{told}");
+}
+
+#[test]
 fn rows_matched_by_a_regex_run_again_matched_as_their_text() {
     let mut ep = episode(
         vec![

@@ -204,19 +204,38 @@ fn ps_sort(args: &[String]) -> Option<String> {
 /// table's text): the Nushell command is what was meant (see
 /// `as_nushell`). A program the model marked with `^` is taken as meant,
 /// and text tools (`grep`, `wc`, `head`) are left alone: a Nushell value
-/// may be text they read rightly.
+/// may be text they read rightly — but for a `grep` between two Nushell
+/// commands whose next one reads columns (`ps | grep x | where pid > 1`):
+/// the columns are gone in grep's text, so the rows were meant (`find`).
 pub fn feeds_a_table_to_a_program(engine: &EngineState, pipeline: &str) -> bool {
     let Some(elements) = split_pipeline(pipeline) else {
         return false;
     };
-    elements.windows(2).any(|pair| {
+    elements.windows(2).enumerate().any(|(at, pair)| {
         let (before, element) = (pair[0].trim(), pair[1].trim());
         let head = element.split_whitespace().next().unwrap_or_default();
-        RENAMED.iter().any(|(from, _)| *from == head)
+        let renamed = RENAMED.iter().any(|(from, _)| *from == head);
+        let rows_meant = matches!(head, "grep" | "egrep")
+            && elements
+                .get(at + 2)
+                .is_some_and(|after| reads_columns(engine, after));
+        (renamed || rows_meant)
             && is_program(engine, element)
             && !before.starts_with('^')
             && !is_program(engine, before)
     })
+}
+
+/// Commands that read a table's columns by name.
+const COLUMN_READERS: &[&str] = &[
+    "where", "select", "get", "sort-by", "reject", "update", "insert", "group-by",
+];
+
+/// `element` is a Nushell command that reads columns (`where pid > 1`,
+/// `select pid`), not a program of the same name.
+fn reads_columns(engine: &EngineState, element: &str) -> bool {
+    let head = element.split_whitespace().next().unwrap_or_default();
+    COLUMN_READERS.contains(&head) && !is_program(engine, element)
 }
 
 /// `element` calls a program, not a Nushell command (nor a value).
@@ -477,6 +496,17 @@ mod tests {
         );
         assert!(feeds("ls | get size | count"));
         assert!(!feeds("open --raw a.log | wc -l"), "a text tool");
+        // grep's text has no columns for the next command to read.
+        assert!(feeds("ps | grep ticker | where pid != 1 | first 1"));
+        assert_eq!(
+            nu("ps | grep ticker | where pid != 1 | first 1").as_deref(),
+            Some("ps | find 'ticker' | where pid != 1 | first 1")
+        );
+        assert!(!feeds("ps | grep ticker | first 1"), "text may be meant");
+        assert!(
+            !feeds("^ps | grep ticker | where pid != 1"),
+            "marked as meant"
+        );
         assert!(!feeds("^cksum a | sum"), "text into a program");
         assert!(!feeds("ls | get size | ^sum"), "marked as meant");
         assert!(!feeds("ls | get size | math sum"));

@@ -16,7 +16,8 @@ use nu_protocol::Value;
 use super::{
     AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
-    data_shape, grounding, home_directory, named_files, near_nushell, prompt, repair, repository,
+    data_shape, emptied, grounding, home_directory, named_files, near_nushell, prompt, repair,
+    repository,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -1644,6 +1645,14 @@ impl Agent {
             observed.push('\n');
             observed.push_str(&hint);
         } else if status == StepStatus::Ok
+            // A read that gave nothing, or a change made to no rows
+            // (`ls | where … | each { rm $in.name }` gives an empty list).
+            && (found_nothing || is_empty_list(&ran.outcome.value))
+            && let Some(note) = self.where_rows_went(pipeline, cancel)
+        {
+            observed.push('\n');
+            observed.push_str(&note);
+        } else if status == StepStatus::Ok
             && found_nothing
             && let Some(shape) = self.data_shape(pipeline, None, cancel)
         {
@@ -1655,6 +1664,33 @@ impl Agent {
             None => observed,
         };
         (text, status, ran.outcome.error)
+    }
+
+    /// For a step that ended with nothing: the rows its last filter that
+    /// was given any (`where`, `find`) was given, read again where the
+    /// policy lets the pipeline before it run without a question (see
+    /// [`emptied`]). `None` when no filter emptied a non-empty input.
+    fn where_rows_went(&mut self, pipeline: &str, cancel: &CancelToken) -> Option<String> {
+        for (before, filter) in emptied::before_filters(pipeline) {
+            let (_, decision) = self.shell.check(&before);
+            if decision.verdict != Verdict::Allow {
+                return None;
+            }
+            let limits = self.step_limits();
+            let ran = self.shell.run(&before, &limits, cancel);
+            if ran.outcome.error.is_some() || ran.approved_by.is_none() {
+                return None;
+            }
+            if emptied::has_rows(&ran.outcome.value) {
+                return Some(emptied::note(
+                    &before,
+                    &filter,
+                    ran.outcome.index,
+                    &ran.outcome.value,
+                ));
+            }
+        }
+        None
     }
 
     /// For a step over the data file it opened that failed on a column or
@@ -1848,7 +1884,11 @@ fn is_empty(value: &Value) -> bool {
     }
 }
 
-/// A table with rows: a list of records.
+/// An empty list (a change over rows that were none gives one).
+fn is_empty_list(value: &Value) -> bool {
+    matches!(value, Value::List { vals, .. } if vals.is_empty())
+}
+
 /// `text`, an answer about `value`, with the names of its rows on a line
 /// of their own where it names none of them ("There are 2 empty files."
 /// about a table of them; see [`grounding::rows_unnamed`]).

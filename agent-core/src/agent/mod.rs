@@ -14,6 +14,7 @@ mod bash_forms;
 mod compact;
 mod data_shape;
 mod degenerate;
+mod emptied;
 mod episode;
 mod event;
 mod failure;

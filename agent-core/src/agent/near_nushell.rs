@@ -14,6 +14,7 @@
 //! - `split ' '` without its subcommand, which is `split row ' '`;
 //! - Python's string methods on a value (`$f.name.split('.')[-1]`,
 //!   `$in.name.replace('a', 'b')`): `($f.name | split row '.' | last)`;
+//! - `map { … }` (JavaScript's and Python's name), which is `each { … }`;
 //! - `rename $f.name new` in a closure over files: Nushell's `rename`
 //!   renames columns; a file is renamed with `mv`;
 //! - a file size compared with a bare number (`where size > 1000`): the
@@ -37,6 +38,7 @@ type Fix = fn(&str) -> Option<String>;
 /// Fixes of what parses but never means what it says, with the note the
 /// model reads for each.
 const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
+    (map_as_each, "`map { … }` is `each { … }`"),
     (
         without_list_commas,
         "columns are separated by spaces: `select a b`",
@@ -362,6 +364,29 @@ pub fn split_row(pipeline: &str) -> Option<String> {
     splice(&chars, &replaced)
 }
 
+/// Other languages' names of `each` (JavaScript's and Python's `map`,
+/// PowerShell's `foreach`).
+const NAMES_OF_EACH: &[&str] = &["map", "foreach", "forEach"];
+
+/// `pipeline` with `map { … }` (a closure run for each element, as in
+/// JavaScript or Python) written `each { … }`; `None` when there is none.
+pub fn map_as_each(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut replaced: Vec<(usize, usize, String)> = Vec::new();
+    for (start, end) in command_words(&chars, &code) {
+        let name: String = chars[start..end].iter().collect();
+        let closure_next = chars[end..]
+            .iter()
+            .find(|c| !c.is_whitespace())
+            .is_some_and(|&c| c == '{');
+        if NAMES_OF_EACH.contains(&name.as_str()) && closure_next {
+            replaced.push((start, end, "each".to_string()));
+        }
+    }
+    splice(&chars, &replaced)
+}
+
 /// `pipeline` with `rename $x.name …` (a file's name as the column to
 /// rename) inside a closure written `mv $x.name …`; `None` when there is
 /// none.
@@ -682,7 +707,7 @@ fn is_plain_name(word: &str) -> bool {
 
 /// The elements of `pipeline` split at each `|` outside strings, brackets
 /// and closures.
-fn top_level_elements(pipeline: &str) -> Vec<String> {
+pub(crate) fn top_level_elements(pipeline: &str) -> Vec<String> {
     let chars: Vec<char> = pipeline.chars().collect();
     let code = outside_strings(&chars);
     let mut elements = Vec::new();
@@ -1178,6 +1203,19 @@ mod tests {
         // Columns renamed as Nushell means it.
         assert_eq!(files_renamed_with_mv("open a.csv | rename a b"), None);
         assert_eq!(files_renamed_with_mv("rename $c.name x"), None);
+    }
+
+    #[test]
+    fn map_with_a_closure_is_each() {
+        assert_eq!(
+            map_as_each("ls | map { $it.name } | foreach {|n| $n }").as_deref(),
+            Some("ls | each { $it.name } | each {|n| $n }")
+        );
+        assert_eq!(map_as_each("ls | where name =~ 'map {'"), None);
+        assert_eq!(map_as_each("^map a b"), None);
+        let (text, notes) = as_nushell("open t.csv | map { $it.price * 2 }", false).unwrap();
+        assert_eq!(text, "open t.csv | each {|it| $it.price * 2 }");
+        assert_eq!(notes.len(), 2);
     }
 
     #[test]

@@ -205,6 +205,10 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
             Some(list) => hint.push_str(&list),
             None => hint.push_str(&short_usage(&super::tools::command_help(engine, &name))),
         }
+        if name == "sys" && asks_for_sockets(&head) {
+            hint.push('\n');
+            hint.push_str(SOCKETS_FORM);
+        }
     }
     let first_word = head.split_whitespace().next().unwrap_or_default();
     if let Some(form) = nushell_form(first_word) {
@@ -214,6 +218,36 @@ pub fn usage_hint(engine: &EngineState, pipeline: &str, diagnostic: &Diagnostic)
         hint.push_str(&format!("In Nushell: {form}."));
     }
     (!hint.is_empty()).then_some(hint)
+}
+
+/// Words of an invented `sys` subcommand about the network (`sys tcp`,
+/// `sys net`, `sys ports`).
+const SOCKET_WORDS: &[&str] = &[
+    "tcp",
+    "udp",
+    "net",
+    "network",
+    "networks",
+    "port",
+    "ports",
+    "socket",
+    "sockets",
+    "connections",
+    "listen",
+    "listening",
+    "netstat",
+];
+
+/// Where sockets and ports are read, which no Nushell command lists.
+const SOCKETS_FORM: &str = "Nushell has no command for sockets or ports; `^ss -tln` lists the listening TCP ports (`^ss -uln` UDP), and its text becomes a table with `detect columns`.";
+
+/// Whether `element` (a `sys …` call) asks for a subcommand about the
+/// network.
+fn asks_for_sockets(element: &str) -> bool {
+    element
+        .split_whitespace()
+        .nth(1)
+        .is_some_and(|word| SOCKET_WORDS.contains(&word.to_lowercase().as_str()))
 }
 
 /// "`sys` is used with a subcommand: `sys cpu` (…), …" for `name`, a
@@ -259,6 +293,12 @@ pub fn bare_family_hint(engine: &EngineState, pipeline: &str) -> Option<String> 
 /// lacks is made from each name. `None` for any other error.
 pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, String)> {
     let message = &diagnostic.message;
+    if let Some(fixed) = field_of_each_line(pipeline) {
+        return Some((
+            fixed,
+            "`lines | split row ' '` makes one list of all the lines' words; a field of each line is `each { split row ' ' | get 1 }`".into(),
+        ));
+    }
     if diagnostic.code.as_deref() == Some("nu::shell::only_supports_this_input_type")
         && diagnostic
             .labels
@@ -404,6 +444,7 @@ fn char_offset(text: &str, line: usize, column: usize) -> Option<usize> {
 /// error is one a small model meets again and again.
 /// - a column the input does not have: the columns it has (for the
 ///   commands whose tables are fixed) or how to list them;
+/// - a folder opened as a file: how folders are listed and measured;
 /// - a path into a `.git` folder: a repository is read with `git`.
 pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
     let code = diagnostic.code.as_deref().unwrap_or_default();
@@ -451,6 +492,10 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
             Some(fixed) => format!("A date compares with a date, not with text: `{fixed}`."),
             None => DATE_FORMS.to_string(),
         });
+    }
+    // Itself or inside the closure it reports (`each { open $d.name }`).
+    if code == IS_A_DIRECTORY || diagnostic.rendered.contains(IS_A_DIRECTORY) {
+        return Some(FOLDER_FORMS.to_string());
     }
     let into_git = pipeline
         .split(|c: char| c.is_whitespace() || "'\"`(".contains(c))
@@ -639,6 +684,8 @@ pub fn folder_size_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<St
 /// what it meant:
 /// - `rename` on file names (`each { rename $in.name x }`): Nushell's
 ///   renames a table's columns; nothing was renamed on disk;
+/// - `open $f.name | length` as a file's size: it counts what the file
+///   holds;
 /// - `du /` for free space: it adds up what every file uses;
 /// - `lines | split row ' ' | select 1` for a field of each line, as awk's
 ///   `$1`: `split row` makes one list of the words of all lines;
@@ -658,6 +705,9 @@ pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> 
     if renames_files {
         return Some("Note: Nushell's `rename` renames a table's columns; no file was renamed. A file is renamed with `mv`: `ls *.a | each {|f| mv $f.name ($f.name | str replace '.a' '.b') }`.".to_string());
     }
+    if measures_contents_as_size(pipeline) {
+        return Some("Note: `open f | length` counts what a file holds (its rows, or as text its bytes), not the file's size on disk; that is the `size` column `ls` gives: `ls *.log | get size | math sum`.".to_string());
+    }
     if words.windows(2).any(|w| w[0] == "du" && w[1] == "/") {
         return Some("Note: `du /` adds up what the files under / use; the free and total space of each disk is `sys disks` (columns mount, total, free).".to_string());
     }
@@ -665,6 +715,23 @@ pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> 
         .iter()
         .any(|w| *w == ".git" || w.starts_with(".git/") || w.contains("/.git/"));
     (found_nothing && into_git).then(|| GIT_FORMS.to_string())
+}
+
+/// Whether `pipeline` takes the length of each listed file's contents
+/// (`open $f.name | length`) where it speaks of sizes (`{size: (open
+/// $f.name | length)}`).
+fn measures_contents_as_size(pipeline: &str) -> bool {
+    static OPEN_LENGTH: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"open\s+\$[A-Za-z_]\w*\.name\s*\|\s*(?:lines\s*\|\s*)?length").ok()
+        });
+    let speaks_of_size = pipeline
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| word == "size");
+    speaks_of_size
+        && OPEN_LENGTH
+            .as_ref()
+            .is_some_and(|regex| regex.is_match(pipeline))
 }
 
 /// For a pipeline (that ran or failed) taking a word by its index after
@@ -675,6 +742,25 @@ pub fn fields_of_lines_hint(pipeline: &str) -> Option<String> {
     Some(format!(
         "Note: `lines | split row ' '` makes one list of the words of all the lines, so `{index}` took from that list, not a field of each line. Each line's fields are columns with `lines | split column ' '` (`column1` is the first field: `lines | split column ' ' | get column1`), or `lines | parse '{{first}} {{rest}}'`."
     ))
+}
+
+/// `pipeline` with `split row S | get N` (or `select N`) right after
+/// `lines` and its filters written `each { split row S | get N }`, the
+/// field of each line that awk's `$N` means; `None` when it has none.
+fn field_of_each_line(pipeline: &str) -> Option<String> {
+    let index = field_of_all_lines(pipeline)?;
+    let elements = super::near_nushell::top_level_elements(pipeline);
+    let elements: Vec<&str> = elements.iter().map(|e| e.trim()).collect();
+    let at = elements.iter().position(|e| *e == index)?;
+    let split = elements[at.checked_sub(1)?];
+    if !split.starts_with("split row") {
+        return None;
+    }
+    let number = index.split_whitespace().nth(1)?;
+    let mut fixed: Vec<String> = elements[..at - 1].iter().map(|e| e.to_string()).collect();
+    fixed.push(format!("each {{ {split} | get {number} }}"));
+    fixed.extend(elements[at + 1..].iter().map(|e| e.to_string()));
+    Some(fixed.join(" | "))
 }
 
 /// The element (`select 1`, `get 0`) of `pipeline` that takes a word by
@@ -809,6 +895,8 @@ fn with_dates_as_dates(pipeline: &str) -> Option<String> {
 const DATE_FORMS: &str = "A date compares with a date, not with text: `where modified < ('2024-01-31' | into datetime)`, or a time ago: `where modified < ((date now) - 30day)`.";
 
 /// How a git repository is read.
+const IS_A_DIRECTORY: &str = "nu::shell::io::is_a_directory";
+const FOLDER_FORMS: &str = "`open` reads a file, and that is a folder: `ls folder` lists what it holds; `ls --du` gives each folder's size (all it holds), `du folder` one folder's.";
 const GIT_FORMS: &str = "A git repository is read with git, not by opening `.git`: `^git log --format='%h %an %s' | lines`, `^git status --porcelain | lines`, `^git show --stat HEAD`.";
 
 /// Whether `text` starts with the words of `command`, whole.
@@ -1081,6 +1169,10 @@ mod tests {
             hint.contains("`sys net`") && hint.contains("`sys disks`"),
             "{hint}"
         );
+        // Sockets are in no subcommand: where they are read is said.
+        assert!(hint.contains("`^ss -tln`"), "{hint}");
+        let hint = usage_hint(engine.state(), "sys memory", &at(5)).unwrap_or_default();
+        assert!(!hint.contains("^ss"), "{hint}");
         let hint =
             usage_hint(engine.state(), "lines | split ' ' | first", &at(15)).unwrap_or_default();
         assert!(hint.contains("`split row`"), "{hint}");
@@ -1196,6 +1288,35 @@ mod tests {
     }
 
     #[test]
+    fn a_failing_field_of_all_lines_runs_again_as_the_field_of_each_line() {
+        let mut session = crate::shell::Session::new(
+            Engine::standard(),
+            crate::shell::SessionSeed::new(std::env::temp_dir()),
+        )
+        .unwrap();
+        let pipeline = "\"a GET x\\nb GET y\\na GET z\" | lines | where $it =~ 'GET' | split row ' ' | get 0 | uniq --count | sort-by count --reverse";
+        let limits = crate::shell::Limits::default();
+        let diagnostic = session
+            .run(pipeline, &limits)
+            .error
+            .expect("one word of the whole text cannot be counted");
+        let (fixed, note) = exact_fix(pipeline, &diagnostic).expect("a fix");
+        assert_eq!(
+            fixed,
+            "\"a GET x\\nb GET y\\na GET z\" | lines | where $it =~ 'GET' | each { split row ' ' | get 0 } | uniq --count | sort-by count --reverse"
+        );
+        assert!(note.contains("each line"), "{note}");
+        let outcome = session.run(&fixed, &limits);
+        assert!(outcome.error.is_none(), "{:?}", outcome.error);
+        let first = outcome.value.as_list().unwrap()[0]
+            .as_record()
+            .unwrap()
+            .clone();
+        assert_eq!(first.get("value").and_then(|v| v.as_str().ok()), Some("a"));
+        assert_eq!(first.get("count").and_then(|v| v.as_int().ok()), Some(2));
+    }
+
+    #[test]
     fn a_request_for_which_ones_is_told_from_one_for_how_many() {
         for which in [
             "Which files in this directory have not been modified in 30 days?",
@@ -1291,6 +1412,11 @@ mod tests {
         assert_eq!(false_friend_hint("open .git/HEAD", false), None);
         assert_eq!(false_friend_hint("open t.csv | rename a b", false), None);
         assert_eq!(false_friend_hint("du src", false), None);
+        let sized = "ls **/*.csv | each {|f| {file: $f.name, size: (open $f.name | length)}} | get size | math sum";
+        let hint = false_friend_hint(sized, false).unwrap_or_default();
+        assert!(hint.contains("`size` column"), "{hint}");
+        let counted = "ls *.csv | each {|f| {file: $f.name, rows: (open $f.name | length)}}";
+        assert_eq!(false_friend_hint(counted, false), None);
     }
 
     #[test]
@@ -1301,6 +1427,23 @@ mod tests {
         assert!(failure_hint("open sub/.git/HEAD", &not_found).is_some());
         assert!(failure_hint("open notes.txt", &not_found).is_none());
         assert!(failure_hint("open x.gitignore", &not_found).is_none());
+    }
+
+    #[test]
+    fn a_folder_opened_in_a_closure_gets_the_folder_forms() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("logs")).unwrap();
+        let mut session = crate::shell::Session::new(
+            Engine::standard(),
+            crate::shell::SessionSeed::new(dir.path().to_path_buf()),
+        )
+        .unwrap();
+        let pipeline =
+            "ls | where type == dir | each {|d| {name: $d.name, size: (open $d.name | length)} }";
+        let outcome = session.run(pipeline, &crate::shell::Limits::default());
+        let diagnostic = outcome.error.expect("a folder is not opened");
+        let hint = failure_hint(pipeline, &diagnostic).unwrap_or_default();
+        assert!(hint.contains("`ls --du`"), "{hint}");
     }
 
     #[test]
