@@ -18,7 +18,7 @@ const FILTERS: &[&str] = &["where", "find", "filter"];
 pub const MAX_TRIES: usize = 3;
 
 /// Rows of the filter's input shown.
-const SHOWN_ROWS: usize = 3;
+const SHOWN_ROWS: usize = 5;
 
 /// Tokens the shown rows may take.
 const SHOWN_TOKENS: usize = 120;
@@ -132,15 +132,18 @@ mod tests {
             ),
             "{text}"
         );
+        assert!(text.contains("h0") && text.contains("h4"), "{text}");
+        let many = Value::test_list((0..9).map(Value::test_int).collect());
+        let text = note("seq", "where $it > 10", 1, &many);
         assert!(
-            text.contains("h0") && text.contains("h2") && !text.contains("h3"),
+            text.contains("none of the 9 rows") && !text.contains('7'),
             "{text}"
         );
-        let log = Value::test_string("a=1 level=info\nb=2 level=error\nc\nd\n");
+        let log = Value::test_string("a=1 level=info\nb=2 level=error\nc\nd\ne\nf\n");
         let text = note("open app.log", "where $it =~ 'ERROR'", 2, &log);
-        assert!(text.contains("none of the 4 lines"), "{text}");
+        assert!(text.contains("none of the 6 lines"), "{text}");
         assert!(
-            text.contains("level=error") && !text.contains("\nd"),
+            text.contains("level=error") && !text.contains("\nf"),
             "{text}"
         );
         assert!(has_rows(&log) && !has_rows(&Value::test_list(vec![])));

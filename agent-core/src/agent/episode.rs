@@ -1577,7 +1577,10 @@ impl Agent {
             self.notice(notice.clone());
         }
         let status = step_status(&ran);
-        self.may_have_changed |= status == StepStatus::Ok && may_change(&decision);
+        // A change made to no rows (`ls | where … | each { rm $in.name }`
+        // that kept none gives an empty list) changed nothing.
+        self.may_have_changed |=
+            status == StepStatus::Ok && may_change(&decision) && !is_empty_list(&ran.outcome.value);
         let out = ran.approved_by.as_ref().map(|_| ran.outcome.index);
         self.emit(AgentEvent::Observed {
             step,

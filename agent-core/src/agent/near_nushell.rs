@@ -25,6 +25,8 @@
 //!   right after `group-by region` the same per group (`math sum total`
 //!   parses, and gives back its input unchanged);
 //! - a last `| table`, which turns the data into drawn text;
+//! - a listed file's size made from its contents (`size: (open $f.name |
+//!   length)`), which is its `size` column (`size: $f.size`);
 //! - folders kept by their `size` from an `ls` without `--du` (the size of
 //!   a folder's entry, never of what it holds).
 //!
@@ -58,6 +60,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
     (
         without_display_table,
         "`table` only draws a value as text; the value itself is kept",
+    ),
+    (
+        size_from_listing,
+        "a file's size is the `size` column `ls` gives (`$f.size`); `open f | length` counts what it holds",
     ),
     (
         text_lines_counted,
@@ -243,23 +249,45 @@ pub fn with_named_it(pipeline: &str) -> Option<String> {
                 && chars.get(i + 3).is_none_or(|c| !is_name_char(*c))
         });
         if uses_it {
-            insert_after.push(open);
+            // A record written as the closure (`each {name: $it.name}`)
+            // is the closure's value: `each {|it| {name: $it.name} }`.
+            insert_after.push((open, close, is_record_body(&body)));
         }
     }
     if insert_after.is_empty() {
         return None;
     }
-    let mut out = String::with_capacity(pipeline.len() + 5 * insert_after.len());
+    let mut out = String::with_capacity(pipeline.len() + 7 * insert_after.len());
     for (i, c) in chars.iter().enumerate() {
+        if insert_after
+            .iter()
+            .any(|&(_, close, record)| record && close == i)
+        {
+            out.push_str("} ");
+        }
         out.push(*c);
-        if insert_after.contains(&i) {
+        if let Some(&(_, _, record)) = insert_after.iter().find(|(open, ..)| *open == i) {
             out.push_str("|it|");
-            if !chars.get(i + 1).is_some_and(|c| c.is_whitespace()) {
+            if record {
+                out.push_str(" {");
+            } else if !chars.get(i + 1).is_some_and(|c| c.is_whitespace()) {
                 out.push(' ');
             }
         }
     }
     Some(out)
+}
+
+/// Whether a closure's body is a record's fields (`name: $it.name, size:
+/// 1`), which Nushell would run as a command named `name:`.
+fn is_record_body(body: &str) -> bool {
+    let body = body.trim_start();
+    let key_end = body
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(body.len());
+    key_end > 0
+        && body[key_end..].trim_start().starts_with(':')
+        && !body[key_end..].trim_start().starts_with("::")
 }
 
 /// Commands whose arguments are column names.
@@ -600,6 +628,27 @@ fn without_last_element(pipeline: &str, is_dropped: impl Fn(&str) -> bool) -> Op
             .collect::<Vec<_>>()
             .join(" | ")
     })
+}
+
+/// `pipeline` with a size field of a listed file made from its contents
+/// (`ls *.csv | each {|f| {size: (open $f.name | length)}}`) written as
+/// the file's size from the listing (`size: $f.size`); `None` when it has
+/// none.
+pub fn size_from_listing(pipeline: &str) -> Option<String> {
+    static SIZE_FIELD: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(\bsize\s*:\s*)\(\s*open\s+\$([A-Za-z_]\w*)\.name\s*\|\s*(?:lines\s*\|\s*)?length\s*\)",
+        )
+        .ok()
+    });
+    let first = pipeline.split('|').next()?.trim();
+    if !(first == "ls" || first.starts_with("ls ")) {
+        return None;
+    }
+    let regex = SIZE_FIELD.as_ref()?;
+    regex
+        .is_match(pipeline)
+        .then(|| regex.replace_all(pipeline, "${1}$$${2}.size").into_owned())
 }
 
 /// Extensions of the files `open` reads as data (a table or record, whose
@@ -982,6 +1031,11 @@ mod tests {
             with_named_it("ls | each { {n: $it.name} }").as_deref(),
             Some("ls | each {|it| {n: $it.name} }")
         );
+        // A record written as the closure becomes its value.
+        assert_eq!(
+            with_named_it("open t.csv | each {city: $it.city, f: 1} | first").as_deref(),
+            Some("open t.csv | each {|it| {city: $it.city, f: 1} } | first")
+        );
     }
 
     #[test]
@@ -1206,6 +1260,25 @@ mod tests {
     }
 
     #[test]
+    fn a_size_made_from_a_files_contents_is_its_listed_size() {
+        assert_eq!(
+            size_from_listing(
+                "ls **/*.csv | each {|f| {file: $f.name, size: (open $f.name | length)}} | get size | math sum"
+            )
+            .as_deref(),
+            Some("ls **/*.csv | each {|f| {file: $f.name, size: $f.size}} | get size | math sum")
+        );
+        assert_eq!(
+            size_from_listing("ls | each {|f| {rows: (open $f.name | length)}}"),
+            None
+        );
+        assert_eq!(
+            size_from_listing("glob *.csv | each {|f| {size: (open $f.name | length)}}"),
+            None
+        );
+    }
+
+    #[test]
     fn map_with_a_closure_is_each() {
         assert_eq!(
             map_as_each("ls | map { $it.name } | foreach {|n| $n }").as_deref(),
@@ -1213,6 +1286,8 @@ mod tests {
         );
         assert_eq!(map_as_each("ls | where name =~ 'map {'"), None);
         assert_eq!(map_as_each("^map a b"), None);
+        let (text, _) = as_nushell("open t.csv | map {city: $it.city}", false).unwrap();
+        assert_eq!(text, "open t.csv | each {|it| {city: $it.city} }");
         let (text, notes) = as_nushell("open t.csv | map { $it.price * 2 }", false).unwrap();
         assert_eq!(text, "open t.csv | each {|it| $it.price * 2 }");
         assert_eq!(notes.len(), 2);
