@@ -1391,31 +1391,33 @@ fn an_answer_saying_something_changed_when_nothing_did_goes_back_once() {
         }
     );
     assert!(!ep.dir.path().join("a.txt").exists());
-    // A delete over rows a filter emptied changed nothing either.
+    // `each { rm … }` gives an empty list for the files it removed: the
+    // claim stands.
     let policy = Policy {
         allow: vec![agent_core::policy::Pattern::new("rm *").unwrap()],
         ..Policy::default()
     };
     let mut ep = episode(
         vec![
-            nu("ls | where size > 1gb | each { rm $in.name }"),
-            answer("I have deleted the big files."),
-            answer("No file is over 1 GB; nothing was deleted."),
+            nu("ls *.txt | each { rm $in.name }"),
+            answer("I have deleted the text files."),
         ],
         policy,
         AgentOptions::default(),
     );
-    ep.agent.run("delete the big files", &CancelToken::new());
-    let results = ep.tool_results();
-    assert!(
-        results[0].starts_with("$out.0\nlist: 0 items"),
-        "{results:?}"
+    assert_eq!(
+        ep.agent.run("delete the text files", &CancelToken::new()),
+        Ending::Answered {
+            text: "I have deleted the text files.".into(),
+            data: None
+        }
     );
+    assert!(!ep.dir.path().join("a.txt").exists());
     assert!(
-        results[1].contains("your answer says `deleted`"),
-        "{results:?}"
+        !ep.tool_results()[0].contains("kept none"),
+        "{:?}",
+        ep.tool_results()
     );
-    assert!(ep.dir.path().join("a.txt").exists());
 }
 
 #[test]

@@ -1577,10 +1577,7 @@ impl Agent {
             self.notice(notice.clone());
         }
         let status = step_status(&ran);
-        // A change made to no rows (`ls | where … | each { rm $in.name }`
-        // that kept none gives an empty list) changed nothing.
-        self.may_have_changed |=
-            status == StepStatus::Ok && may_change(&decision) && !is_empty_list(&ran.outcome.value);
+        self.may_have_changed |= status == StepStatus::Ok && may_change(&decision);
         let out = ran.approved_by.as_ref().map(|_| ran.outcome.index);
         self.emit(AgentEvent::Observed {
             step,
@@ -1648,9 +1645,9 @@ impl Agent {
             observed.push('\n');
             observed.push_str(&hint);
         } else if status == StepStatus::Ok
-            // A read that gave nothing, or a change made to no rows
-            // (`ls | where … | each { rm $in.name }` gives an empty list).
-            && (found_nothing || is_empty_list(&ran.outcome.value))
+            // Only a read: a change gives nothing by design (`each { rm
+            // $in.name }` gives an empty list for the files it removed).
+            && found_nothing
             && let Some(note) = self.where_rows_went(pipeline, cancel)
         {
             observed.push('\n');
@@ -1885,11 +1882,6 @@ fn is_empty(value: &Value) -> bool {
         Value::List { vals, .. } => vals.is_empty(),
         _ => false,
     }
-}
-
-/// An empty list (a change over rows that were none gives one).
-fn is_empty_list(value: &Value) -> bool {
-    matches!(value, Value::List { vals, .. } if vals.is_empty())
 }
 
 /// `text`, an answer about `value`, with the names of its rows on a line
