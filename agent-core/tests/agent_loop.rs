@@ -1753,6 +1753,40 @@ fn a_filter_that_kept_nothing_shows_the_rows_it_was_given() {
 }
 
 #[test]
+fn a_delete_past_the_kinds_of_file_the_request_names_is_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("logs")).unwrap();
+    for name in ["a.log", "notes.txt"] {
+        std::fs::write(dir.path().join("logs").join(name), "x").unwrap();
+    }
+    let policy = Policy {
+        allow: vec![agent_core::policy::Pattern::new("rm *").unwrap()],
+        ..Policy::default()
+    };
+    let mut ep = episode_in(
+        dir,
+        vec![
+            nu("ls logs/ | each { rm $in.name }"),
+            nu("ls logs/*.log | each { rm $in.name }"),
+            answer("Deleted logs/a.log."),
+        ],
+        policy,
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    ep.agent
+        .run("Delete the .log files in logs/", &CancelToken::new());
+    let told = ep.tool_results();
+    assert!(
+        told[0].contains("Not run: the request is about .log files")
+            && told[0].contains("`ls logs/*.log | …`"),
+        "{told:?}"
+    );
+    assert!(!ep.dir.path().join("logs/a.log").exists());
+    assert!(ep.dir.path().join("logs/notes.txt").exists());
+}
+
+#[test]
 fn rows_matched_by_a_regex_run_again_matched_as_their_text() {
     let mut ep = episode(
         vec![

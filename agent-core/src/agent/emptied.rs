@@ -82,8 +82,14 @@ pub fn note(before: &str, filter: &str, index: usize, value: &Value) -> String {
         (false, _) => "rows",
     };
     let shown = render(&first, &Budget::approx(SHOWN_TOKENS), None);
+    // git's log is the newest first: "the first" is the latest commit.
+    let order = if before.trim_start_matches('^').starts_with("git log") {
+        ", newest first"
+    } else {
+        ""
+    };
     format!(
-        "`{filter}` kept none of the {count} {unit} `{before}` gave ($out.{index}); the first of them:\n{shown}"
+        "`{filter}` kept none of the {count} {unit} `{before}` gave ($out.{index}); the first of them{order}:\n{shown}"
     )
 }
 
@@ -128,7 +134,7 @@ mod tests {
         let text = note("git log", "where subject =~ 'x'", 7, &rows);
         assert!(
             text.starts_with(
-                "`where subject =~ 'x'` kept none of the 5 rows `git log` gave ($out.7)"
+                "`where subject =~ 'x'` kept none of the 5 rows `git log` gave ($out.7); the first of them, newest first:"
             ),
             "{text}"
         );

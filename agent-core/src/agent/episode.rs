@@ -17,7 +17,7 @@ use super::{
     AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
     compact::{self, estimate},
     data_shape, emptied, grounding, home_directory, named_files, near_nushell, prompt, repair,
-    repository,
+    repository, scope,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -204,6 +204,8 @@ pub struct Agent {
     wants_subfolders: bool,
     /// The request asks which things there are, not how many.
     wants_which_ones: bool,
+    /// The kinds of file the request names (`.log files`: `log`).
+    named_kinds: Vec<String>,
 }
 
 /// What a model turn gave, for the loop.
@@ -264,6 +266,7 @@ impl Agent {
             heads: None,
             wants_subfolders: false,
             wants_which_ones: false,
+            named_kinds: Vec::new(),
         }
     }
 
@@ -455,6 +458,7 @@ impl Agent {
         self.last_error = None;
         self.wants_subfolders = repair::asks_for_subfolders(&request);
         self.wants_which_ones = repair::asks_which_ones(&request);
+        self.named_kinds = scope::named_kinds(&request);
         // An answer was already sent back for facts no result shows.
         let mut grounding_asked = false;
         // The model was told this turn is for `answer` only.
@@ -1495,6 +1499,17 @@ impl Agent {
         decision: Decision,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
+        if let Some(text) = scope::reaches_past(pipeline, &self.named_kinds) {
+            let preview = first_line(&text);
+            return self.not_run(
+                step,
+                pipeline,
+                why,
+                "past the request".into(),
+                preview,
+                text,
+            );
+        }
         let (mut text, mut status, mut error) =
             self.run_once(step, pipeline, why, decision, cancel);
         let mut pipeline = pipeline.to_string();

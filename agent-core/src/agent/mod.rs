@@ -25,6 +25,7 @@ mod near_nushell;
 mod prompt;
 mod repair;
 mod repository;
+mod scope;
 mod settings;
 mod suggest;
 mod tools;
