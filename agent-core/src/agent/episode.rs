@@ -1499,16 +1499,18 @@ impl Agent {
         decision: Decision,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
-        if let Some(text) = scope::reaches_past(pipeline, &self.named_kinds) {
-            let preview = first_line(&text);
-            return self.not_run(
-                step,
-                pipeline,
-                why,
-                "past the request".into(),
-                preview,
-                text,
-            );
+        match scope::reaches_past(pipeline, &self.named_kinds) {
+            Some(scope::Reach::Narrowed(narrowed, note)) => {
+                let (_, decision) = self.shell.check(&narrowed);
+                let (text, status) = self.run_checked(step, &narrowed, why, decision, cancel);
+                return (format!("{note}\n{text}"), status);
+            }
+            Some(scope::Reach::NotRun(text)) => {
+                let preview = first_line(&text);
+                let label = "past the request".to_string();
+                return self.not_run(step, pipeline, why, label, preview, text);
+            }
+            None => {}
         }
         let (mut text, mut status, mut error) =
             self.run_once(step, pipeline, why, decision, cancel);

@@ -3,7 +3,10 @@
 //! where modified < … | each { rm $in.name }`, which removes the folder's
 //! other old files too. A step that removes or moves files, where the
 //! request names kinds of file (`.log files`, `*.tmp`) that its pipeline
-//! never mentions, is not run: the model is told how to keep to them.
+//! never mentions, runs with its listing kept to the one kind named (`ls
+//! logs/*.log | where modified < … | each { rm $in.name }`), or where that
+//! cannot be written, is not run and the model is told how to keep to
+//! them.
 //! The policy still judges whatever runs; this only keeps a change from
 //! reaching past what was asked.
 
@@ -26,13 +29,25 @@ pub fn named_kinds(request: &str) -> Vec<String> {
     kinds
 }
 
+/// What to do with a step that reaches past the kinds of file a request
+/// names.
+#[derive(Debug, PartialEq)]
+pub enum Reach {
+    /// Run this pipeline instead: the step's own, its listing kept to the
+    /// one kind named; with the note the model reads.
+    Narrowed(String, String),
+    /// Do not run it; what the model is told.
+    NotRun(String),
+}
+
 /// For a step that removes or moves the files a listing gives (`ls … |
 /// each { rm … }`) while the request names kinds of file (`kinds`) its
-/// pipeline never mentions: what the model is told instead of running
-/// it. `None` when the step keeps to them, changes no listed files (a
-/// path named outright, `rm -rf build`, may be another part of the
-/// request), or the request names no kind.
-pub fn reaches_past(pipeline: &str, kinds: &[String]) -> Option<String> {
+/// pipeline never mentions: the step narrowed to the kind (one kind
+/// named, a listing that can be narrowed), else what the model is told
+/// instead of running it. `None` when the step keeps to them, changes no
+/// listed files (a path named outright, `rm -rf build`, may be another
+/// part of the request), or the request names no kind.
+pub fn reaches_past(pipeline: &str, kinds: &[String]) -> Option<Reach> {
     let first = pipeline.trim_start();
     if !["ls", "glob"]
         .iter()
@@ -54,13 +69,17 @@ pub fn reaches_past(pipeline: &str, kinds: &[String]) -> Option<String> {
         return None;
     }
     let verb = if change == "rm" { "removes" } else { "moves" };
-    let kept = match listed_folder(pipeline) {
-        Some(folder) => format!("`ls {folder}*.{kind} | …`"),
-        None => format!("`ls *.{kind} | …`"),
-    };
-    Some(format!(
-        "Not run: the request is about .{kind} files, and this {verb} files of any kind. Keep to them: {kept}."
-    ))
+    if let [kind] = kinds
+        && let Some(narrowed) = narrowed(pipeline, kind)
+    {
+        let note = format!(
+            "The request is about .{kind} files, and this {verb} files of any kind; it ran as `{narrowed}`."
+        );
+        return Some(Reach::Narrowed(narrowed, note));
+    }
+    Some(Reach::NotRun(format!(
+        "Not run: the request is about .{kind} files, and this {verb} files of any kind. Keep to them: list only those (`ls *.{kind}`) and keep the rest of the pipeline."
+    )))
 }
 
 /// Whether the `len` bytes at `at` in `text` are a whole word.
@@ -70,19 +89,43 @@ fn is_word_at(text: &str, at: usize, len: usize) -> bool {
         && !text[at + len..].chars().next().is_some_and(is_word)
 }
 
-/// The folder the pipeline's first `ls` lists (`ls logs/` gives `logs/`),
-/// with a slash at its end; `None` for `ls` of the working directory.
-fn listed_folder(pipeline: &str) -> Option<String> {
-    let first = pipeline.split('|').next()?.trim();
-    let mut words = first.split_whitespace();
-    if words.next()? != "ls" {
+/// `pipeline` with its first element, an `ls` of a folder or a glob,
+/// listing only `.kind` files (`ls logs/` → `ls logs/*.kind`, `ls` →
+/// `ls *.kind`, `ls **/*` → `ls **/*.kind`); `None` for any other listing.
+fn narrowed(pipeline: &str, kind: &str) -> Option<String> {
+    let (first, rest) = match pipeline.split_once('|') {
+        Some((first, rest)) => (first.trim(), Some(rest.trim())),
+        None => (pipeline.trim(), None),
+    };
+    let words: Vec<&str> = first.split_whitespace().collect();
+    if words.first() != Some(&"ls") {
         return None;
     }
-    let folder = words.find(|w| !w.starts_with('-'))?;
-    if folder.contains(['*', '$', '(']) {
-        return None;
-    }
-    Some(format!("{}/", folder.trim_end_matches('/')))
+    let paths: Vec<&str> = words[1..]
+        .iter()
+        .copied()
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let flags: Vec<&str> = words[1..]
+        .iter()
+        .copied()
+        .filter(|w| w.starts_with('-'))
+        .collect();
+    let listed = match paths.as_slice() {
+        [] => format!("*.{kind}"),
+        [path] if path.contains(['$', '(', '\'', '"', '`', '?', '[']) => return None,
+        [path] if path.ends_with('*') => format!("{path}.{kind}"),
+        [path] if !path.contains('*') => format!("{}/*.{kind}", path.trim_end_matches('/')),
+        _ => return None,
+    };
+    let mut head = vec!["ls"];
+    head.extend(flags);
+    head.push(&listed);
+    let head = head.join(" ");
+    Some(match rest {
+        Some(rest) => format!("{head} | {rest}"),
+        None => head,
+    })
 }
 
 #[cfg(test)]
@@ -107,15 +150,42 @@ mod tests {
     #[test]
     fn a_change_past_the_named_kinds_is_not_run() {
         let kinds = vec!["log".to_string()];
-        let told = reaches_past(
+        let Some(Reach::Narrowed(narrowed, note)) = reaches_past(
             "ls logs/ | where modified < (date now) | each { rm $in.name }",
             &kinds,
-        )
-        .unwrap();
-        assert!(
-            told.contains(".log files") && told.contains("`ls logs/*.log | …`"),
-            "{told}"
+        ) else {
+            panic!("narrowed")
+        };
+        assert_eq!(
+            narrowed,
+            "ls logs/*.log | where modified < (date now) | each { rm $in.name }"
         );
+        assert!(note.contains(".log files"), "{note}");
+        for (listing, kept) in [
+            (
+                "ls | each { rm $in.name }",
+                "ls *.log | each { rm $in.name }",
+            ),
+            (
+                "ls -a **/* | each { rm $in.name }",
+                "ls -a **/*.log | each { rm $in.name }",
+            ),
+        ] {
+            assert!(
+                matches!(reaches_past(listing, &kinds), Some(Reach::Narrowed(n, _)) if n == kept),
+                "{listing}"
+            );
+        }
+        // Two kinds, or a listing it cannot narrow: not run.
+        let two = vec!["log".to_string(), "txt".to_string()];
+        assert!(matches!(
+            reaches_past("ls logs | each { rm $in.name }", &two),
+            Some(Reach::NotRun(_))
+        ));
+        assert!(matches!(
+            reaches_past("ls $dir | each { rm $in.name }", &kinds),
+            Some(Reach::NotRun(_))
+        ));
         for kept in [
             "ls logs/*.log | where modified < (date now) | each { rm $in.name }",
             "ls logs | where name =~ '\\.log$' | each { rm $in.name }",
@@ -130,10 +200,9 @@ mod tests {
             "no kind named"
         );
         assert_eq!(reaches_past("rm -rf build", &kinds), None, "named outright");
-        assert!(
-            reaches_past("ls | each {|f| mv $f.name old/ }", &kinds)
-                .unwrap()
-                .contains("moves")
-        );
+        assert!(matches!(
+            reaches_past("ls | each {|f| mv $f.name old/ }", &kinds),
+            Some(Reach::Narrowed(_, note)) if note.contains("moves")
+        ));
     }
 }

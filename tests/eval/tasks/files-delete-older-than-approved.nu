@@ -36,7 +36,7 @@
         {answer: "Deleted logs/app-2021.log and logs/app-2022.log; app-2023.log, app-current.log and notes-2020.txt are kept."}
     ]
     wrong: [
-        {nu: "ls logs | where modified < 2023-01-01 | each {|f| rm $f.name } | ignore", why: "delete old files"}
+        {nu: "ls logs/*.log | each {|f| rm $f.name } | ignore", why: "delete the logs, new ones too"}
         {answer: "Deleted the old files."}
     ]
 }
