@@ -257,6 +257,23 @@ fn a_denied_step_does_not_run_and_the_model_is_told() {
     // The model gets its instruction, not the user's hint.
     assert!(told.contains("do not retry it"), "{told}");
     assert!(!told.contains("--yes"), "{told}");
+    // An answer that says the instruction back is sent back.
+    let mut ep = episode(
+        vec![
+            nu("mkdir newdir"),
+            answer("The user did not approve this; do not retry it, ask the user."),
+            answer("I did not create newdir: you did not approve it."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    assert_eq!(
+        ep.agent.run("make a dir", &CancelToken::new()),
+        Ending::Answered {
+            text: "I did not create newdir: you did not approve it.".into(),
+            data: None
+        }
+    );
 }
 
 #[test]

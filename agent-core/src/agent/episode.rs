@@ -1013,7 +1013,9 @@ impl Agent {
     /// "You made this same call…" may say it back as its answer.
     fn echoes_a_message(&self, text: &str) -> bool {
         let said = normalize(text);
-        if HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase)) {
+        if HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase))
+            || prompt::is_example_answer(text)
+        {
             return true;
         }
         self.messages
@@ -1875,6 +1877,8 @@ const HARNESS_PHRASES: &[&str] = &[
     "a message you were sent",
     "nu::shell::",
     "nu::parser::",
+    "do not retry it",
+    "This is the last step",
 ];
 
 /// What the model is told when its answer leaves out that the policy

@@ -88,6 +88,17 @@ pub fn is_example(pipeline: &str) -> bool {
         .any(|example| words(example) == wanted)
 }
 
+/// Whether `text` is the answer of the prompt's example episode ("3 lines
+/// of notes.txt mention TODO."): a small model with nothing of its own
+/// to say copies it.
+pub fn is_example_answer(text: &str) -> bool {
+    let example = EXAMPLE
+        .split("answer {\"text\": \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next());
+    example.is_some_and(|example| words(text) == words(example))
+}
+
 /// Every piece of Nushell the prompt shows (the bash side of its
 /// `bash -> nu` pairs left out), the example episode's pipeline last.
 pub fn prompt_examples() -> Vec<&'static str> {
@@ -204,6 +215,8 @@ mod tests {
         assert!(!is_example("open data.csv | get price | math avg"));
         assert!(!is_example("ls | where size > 1kb"));
         assert!(!is_example("rm old.txt"));
+        assert!(is_example_answer("3 lines of notes.txt  mention TODO."));
+        assert!(!is_example_answer("3 lines of app.log mention ERROR."));
     }
 
     #[test]
