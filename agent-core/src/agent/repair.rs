@@ -1181,6 +1181,15 @@ mod tests {
         assert!(!hint.contains("subcommand"), "{hint}");
     }
 
+    /// A session of the standard engine working in `dir`.
+    fn session_in(dir: impl Into<std::path::PathBuf>) -> crate::shell::Session {
+        crate::shell::Session::new(
+            Engine::standard(),
+            crate::shell::SessionSeed::new(dir.into()),
+        )
+        .unwrap()
+    }
+
     fn failed(code: &str, column: usize) -> Diagnostic {
         Diagnostic {
             code: Some(code.into()),
@@ -1289,11 +1298,7 @@ mod tests {
 
     #[test]
     fn a_failing_field_of_all_lines_runs_again_as_the_field_of_each_line() {
-        let mut session = crate::shell::Session::new(
-            Engine::standard(),
-            crate::shell::SessionSeed::new(std::env::temp_dir()),
-        )
-        .unwrap();
+        let mut session = session_in(std::env::temp_dir());
         let pipeline = "\"a GET x\\nb GET y\\na GET z\" | lines | where $it =~ 'GET' | split row ' ' | get 0 | uniq --count | sort-by count --reverse";
         let limits = crate::shell::Limits::default();
         let diagnostic = session
@@ -1433,11 +1438,7 @@ mod tests {
     fn a_folder_opened_in_a_closure_gets_the_folder_forms() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("logs")).unwrap();
-        let mut session = crate::shell::Session::new(
-            Engine::standard(),
-            crate::shell::SessionSeed::new(dir.path().to_path_buf()),
-        )
-        .unwrap();
+        let mut session = session_in(dir.path());
         let pipeline =
             "ls | where type == dir | each {|d| {name: $d.name, size: (open $d.name | length)} }";
         let outcome = session.run(pipeline, &crate::shell::Limits::default());
@@ -1448,11 +1449,7 @@ mod tests {
 
     #[test]
     fn a_date_compared_with_text_gets_the_date_forms() {
-        let mut session = crate::shell::Session::new(
-            Engine::standard(),
-            crate::shell::SessionSeed::new(std::env::temp_dir()),
-        )
-        .unwrap();
+        let mut session = session_in(std::env::temp_dir());
         let pipeline = "[[modified]; [(date now)]] | where modified < '2023-01-01'";
         let outcome = session.run(pipeline, &crate::shell::Limits::default());
         let diagnostic = outcome.error.expect("a date and text do not compare");
@@ -1474,11 +1471,7 @@ mod tests {
         for name in ["a.csv", "b.csv", "c.md"] {
             std::fs::write(dir.path().join(name), "x").unwrap();
         }
-        let mut session = crate::shell::Session::new(
-            Engine::standard(),
-            crate::shell::SessionSeed::new(dir.path().to_path_buf()),
-        )
-        .unwrap();
+        let mut session = session_in(dir.path());
         let limits = crate::shell::Limits::default();
         let mut pipeline = "ls | where type == file | group-by extension | length".to_string();
         let mut notes = Vec::new();
