@@ -1685,10 +1685,10 @@ impl Agent {
         (text, status, ran.outcome.error)
     }
 
-    /// For a step that ended with nothing: the rows its last filter that
-    /// was given any (`where`, `find`) was given, read again where the
-    /// policy lets the pipeline before it run without a question (see
-    /// [`emptied`]). `None` when no filter emptied a non-empty input.
+    /// For a read that found nothing: the rows given to the last of its
+    /// filters (`where`, `find`) that was given any, the pipeline before
+    /// that filter run again where the policy lets it run without a
+    /// question (see [`emptied`]). `None` when no filter was given rows.
     fn where_rows_went(&mut self, pipeline: &str, cancel: &CancelToken) -> Option<String> {
         for (before, filter) in emptied::before_filters(pipeline) {
             let (_, decision) = self.shell.check(&before);
