@@ -1431,7 +1431,7 @@ fn an_answer_saying_something_changed_when_nothing_did_goes_back_once() {
     );
     assert!(!ep.dir.path().join("a.txt").exists());
     assert!(
-        !ep.tool_results()[0].contains("kept none"),
+        !ep.tool_results()[0].contains("Nothing came out"),
         "{:?}",
         ep.tool_results()
     );
@@ -1762,7 +1762,7 @@ fn a_filter_that_kept_nothing_shows_the_rows_it_was_given() {
     let told = &ep.tool_results()[0];
     assert!(
         told.contains(
-            "`where $it =~ 'ERROR'` kept none of the 2 rows `open app.log | lines` gave ($out.1)"
+            "Nothing came out. Before `where $it =~ 'ERROR'`, `open app.log | lines` gave 2 rows ($out.1)"
         ),
         "{told}"
     );

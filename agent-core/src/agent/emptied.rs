@@ -1,10 +1,11 @@
 //! A read that found nothing, told where its rows went: a small model that
 //! gets an empty result from `git log … | where subject =~ 'x'` or `open
 //! app.log | lines | where $it =~ 'ERROR'` guesses again blind, or answers
-//! "there is none". The loop runs the pipeline again up to the filter that
-//! kept nothing (a read the policy allows without a question) and shows
-//! the rows that filter was given, so the next step is written against
-//! the data itself.
+//! "there is none". The loop runs the pipeline again up to the last
+//! filter that is given rows (a read the policy allows without a
+//! question) and shows those rows, so the next step is written against
+//! the data itself. It does not say that filter emptied them: what comes
+//! after it (a `join`, another filter) may have.
 
 use nu_protocol::Value;
 
@@ -52,8 +53,9 @@ pub fn has_rows(value: &Value) -> bool {
     }
 }
 
-/// "`where …` kept none of the 12 rows `git log …` ($out.4) gave; the
-/// first of them: …", the rows rendered as the model reads results.
+/// "Nothing came out. Before `where …`, `git log …` gave 12 rows
+/// ($out.4); the first of them: …", the rows rendered as the model reads
+/// results.
 pub fn note(before: &str, filter: &str, index: usize, value: &Value) -> String {
     let (count, first) = match value {
         Value::List { vals, .. } => (
@@ -89,7 +91,7 @@ pub fn note(before: &str, filter: &str, index: usize, value: &Value) -> String {
         ""
     };
     format!(
-        "`{filter}` kept none of the {count} {unit} `{before}` gave ($out.{index}); the first of them{order}:\n{shown}"
+        "Nothing came out. Before `{filter}`, `{before}` gave {count} {unit} ($out.{index}); the first of them{order}:\n{shown}"
     )
 }
 
@@ -134,7 +136,7 @@ mod tests {
         let text = note("git log", "where subject =~ 'x'", 7, &rows);
         assert!(
             text.starts_with(
-                "`where subject =~ 'x'` kept none of the 5 rows `git log` gave ($out.7); the first of them, newest first:"
+                "Nothing came out. Before `where subject =~ 'x'`, `git log` gave 5 rows ($out.7); the first of them, newest first:"
             ),
             "{text}"
         );
@@ -142,12 +144,12 @@ mod tests {
         let many = Value::test_list((0..9).map(Value::test_int).collect());
         let text = note("seq", "where $it > 10", 1, &many);
         assert!(
-            text.contains("none of the 9 rows") && !text.contains('7'),
+            text.contains("gave 9 rows") && !text.contains('7'),
             "{text}"
         );
         let log = Value::test_string("a=1 level=info\nb=2 level=error\nc\nd\ne\nf\n");
         let text = note("open app.log", "where $it =~ 'ERROR'", 2, &log);
-        assert!(text.contains("none of the 6 lines"), "{text}");
+        assert!(text.contains("gave 6 lines"), "{text}");
         assert!(
             text.contains("level=error") && !text.contains("\nf"),
             "{text}"
