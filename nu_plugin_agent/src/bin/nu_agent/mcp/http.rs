@@ -133,6 +133,13 @@ fn refusal(status: StatusCode, message: &str, bearer: bool) -> Response<Body> {
         header::CONTENT_TYPE,
         header::HeaderValue::from_static("application/json"),
     );
+    // The request's body is not read, so the connection is closed after
+    // this answer: said here, a client does not send its next request on
+    // it (it did, and met "server disconnected without a response").
+    headers.insert(
+        header::CONNECTION,
+        header::HeaderValue::from_static("close"),
+    );
     if bearer {
         headers.insert(
             header::WWW_AUTHENTICATE,
