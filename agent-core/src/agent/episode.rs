@@ -1685,21 +1685,26 @@ impl Agent {
         (text, status, ran.outcome.error)
     }
 
+    /// `pipeline` (a read the loop makes to explain a step) run where the
+    /// policy allows it without a question; `None` when it would ask, is
+    /// refused, or fails.
+    fn read_again(&mut self, pipeline: &str, cancel: &CancelToken) -> Option<Ran> {
+        let (_, decision) = self.shell.check(pipeline);
+        if decision.verdict != Verdict::Allow {
+            return None;
+        }
+        let limits = self.step_limits();
+        let ran = self.shell.run(pipeline, &limits, cancel);
+        (ran.outcome.error.is_none() && ran.approved_by.is_some()).then_some(ran)
+    }
+
     /// For a read that found nothing: the rows given to the last of its
     /// filters (`where`, `find`) that was given any, the pipeline before
     /// that filter run again where the policy lets it run without a
     /// question (see [`emptied`]). `None` when no filter was given rows.
     fn where_rows_went(&mut self, pipeline: &str, cancel: &CancelToken) -> Option<String> {
         for (before, filter) in emptied::before_filters(pipeline) {
-            let (_, decision) = self.shell.check(&before);
-            if decision.verdict != Verdict::Allow {
-                return None;
-            }
-            let limits = self.step_limits();
-            let ran = self.shell.run(&before, &limits, cancel);
-            if ran.outcome.error.is_some() || ran.approved_by.is_none() {
-                return None;
-            }
+            let ran = self.read_again(&before, cancel)?;
             if emptied::has_rows(&ran.outcome.value) {
                 return Some(emptied::note(
                     &before,
@@ -1735,15 +1740,7 @@ impl Agent {
         if source == pipeline.trim() {
             return None;
         }
-        let (_, decision) = self.shell.check(source);
-        if decision.verdict != Verdict::Allow {
-            return None;
-        }
-        let limits = self.step_limits();
-        let ran = self.shell.run(source, &limits, cancel);
-        if ran.outcome.error.is_some() || ran.approved_by.is_none() {
-            return None;
-        }
+        let ran = self.read_again(source, cancel)?;
         Some(data_shape::describe(
             pipeline,
             source,
