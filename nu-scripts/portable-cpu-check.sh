@@ -96,9 +96,11 @@ log "portable build ($variant) wrote: $portable_turns"
 # Another variant (AVX-512, AMX) rounds differently and may part from it
 # after some tokens (seen on an AMX host: 15 tokens alike, then another
 # wording), so its own turns are shown above, not compared.
-# Only the first turn is compared: the later ones read the step's result and
-# the machine's context again (free memory and disk), which can move between
-# the two runs on a busy machine. Of it, the call as the loop compares calls:
+# Only the first turn is compared: the later ones read the step's result,
+# which can move between the two runs on a busy machine (the system prompt
+# no longer does: it holds no free memory or disk figures, and it did flip
+# SmolLM2's near tie between `red` and `nu-check` between two runs seconds
+# apart). Of it, the call as the loop compares calls:
 # the tool and its arguments but the free-text `why` (seen: the same
 # `nu-check` call, its `why` cut one token apart, `nu-cg` and `nu-c`).
 first() { head -1 <<<"$1" | jq -c '{content, calls: [.tool_calls[]? | {name, arguments: (.arguments | del(.why))}]}'; }

@@ -114,7 +114,12 @@ impl SystemContext {
         Value::record(record, span)
     }
 
-    /// A few short lines for the system prompt, ending with `cwd`.
+    /// A few short lines for the system prompt, ending with `cwd`. Only
+    /// facts that hold for the life of a process: free memory and free
+    /// disk space are left out (stale in a long-lived plugin, answered
+    /// from the prompt instead of a step, and a prompt that changes with
+    /// them makes the same request on the same files decode differently
+    /// from run to run and misses the saved prompt state).
     pub fn prompt_text(&self, cwd: &Path) -> String {
         let mut system = self.distro.clone().unwrap_or_else(|| self.os.clone());
         if let Some(kernel) = &self.kernel {
@@ -124,23 +129,12 @@ impl SystemContext {
         if let Some(cpu) = &self.cpu {
             system.push_str(&format!(" ({})", short_cpu(cpu)));
         }
-        system.push_str(&format!(
-            ", RAM {} ({} free)",
-            format_size(self.ram_total as i64),
-            format_size(self.ram_available as i64)
-        ));
+        system.push_str(&format!(", RAM {}", format_size(self.ram_total as i64)));
         let disks: Vec<String> = self
             .disks
             .iter()
             .take(PROMPT_DISKS)
-            .map(|d| {
-                format!(
-                    "{} {} ({} free)",
-                    d.mount,
-                    format_size(d.total as i64),
-                    format_size(d.free as i64)
-                )
-            })
+            .map(|d| format!("{} {}", d.mount, format_size(d.total as i64)))
             .collect();
         let sudo = match self.sudo {
             SudoAccess::Root => "root",
@@ -150,7 +144,10 @@ impl SystemContext {
         };
         let mut lines = vec![format!("Machine: {system}")];
         if !disks.is_empty() {
-            lines.push(format!("Disks: {}", disks.join(", ")));
+            lines.push(format!(
+                "Disks: {} (free space now: `sys disks`)",
+                disks.join(", ")
+            ));
         }
         let mut user = format!("User: {} ({sudo})", self.user);
         if let Some(pm) = &self.package_manager {
@@ -244,6 +241,12 @@ mod tests {
             assert!(text.contains(fact), "{fact} missing from {text}");
         }
         assert!(text.len() < 500, "{text}");
+        // What changes from minute to minute is not in it.
+        let mut later = sample();
+        later.ram_available = 1 << 30;
+        later.disks[0].free = 7 << 30;
+        assert_eq!(later.prompt_text(Path::new("/home/alice/proj")), text);
+        assert!(!text.contains("free)"), "{text}");
         assert!(!text.contains("git repository"), "{text}");
     }
 
