@@ -79,6 +79,10 @@ const FIXES_OF_WHAT_FAILS_TO_PARSE: &[(Fix, &str)] = &[
         "a value goes through commands, not methods: `($f.name | split row '.' | last)`",
     ),
     (split_row, "`split` takes a subcommand: `split row ' '`"),
+    (
+        record_values_in_parens,
+        "a record field's value is one expression: `{c: (($r.f - 32) * 5 / 9)}`",
+    ),
 ];
 
 /// `pipeline` with every exact fix made, and a note of each (for the
@@ -288,6 +292,104 @@ fn is_record_body(body: &str) -> bool {
     key_end > 0
         && body[key_end..].trim_start().starts_with(':')
         && !body[key_end..].trim_start().starts_with("::")
+}
+
+/// Operators that join two values into one expression.
+const BINARY_OPERATORS: &[&str] = &[
+    "+", "-", "*", "/", "//", "mod", "**", "++", "==", "!=", "<", "<=", ">", ">=", "=~", "!~",
+    "and", "or", "in", "not-in", "starts-with", "ends-with",
+];
+
+/// `pipeline` with each record field whose value is an expression of
+/// operators written in parentheses (`{c: ($it.f - 32) * 5 / 9}` →
+/// `{c: (($it.f - 32) * 5 / 9)}`): a field's value is one expression, and
+/// Nushell reads the operator as the next key ("Expected `:` after record
+/// key"). `None` when there is none.
+pub fn record_values_in_parens(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut wrapped: Vec<(usize, usize, String)> = Vec::new();
+    for open in (0..chars.len()).filter(|&i| code[i] && chars[i] == '{') {
+        let Some(close) = matching_brace(&chars, &code, open) else {
+            continue;
+        };
+        let body: String = chars[open + 1..close].iter().collect();
+        if !is_record_body(&body) {
+            continue;
+        }
+        for (start, end) in record_fields(&chars, &code, open + 1, close) {
+            let Some(colon) = (start..end).find(|&i| code[i] && chars[i] == ':') else {
+                continue;
+            };
+            let Some(value_start) = (colon + 1..end).find(|&i| !chars[i].is_whitespace()) else {
+                continue;
+            };
+            let value_end = (value_start..end)
+                .rev()
+                .find(|&i| !chars[i].is_whitespace())
+                .map_or(value_start, |i| i + 1);
+            let overlaps = wrapped
+                .iter()
+                .any(|&(s, e, _)| value_start < e && s < value_end);
+            if !overlaps && joins_values(&chars, &code, value_start, value_end) {
+                let value: String = chars[value_start..value_end].iter().collect();
+                wrapped.push((value_start, value_end, format!("({value})")));
+            }
+        }
+    }
+    wrapped.sort_by_key(|&(start, ..)| start);
+    splice(&chars, &wrapped)
+}
+
+/// The `(start, end)` of each field of the record whose body is
+/// `chars[start..end]`: split at a `,` or a line break outside brackets.
+fn record_fields(chars: &[char], code: &[bool], start: usize, end: usize) -> Vec<(usize, usize)> {
+    let mut fields = Vec::new();
+    let mut depth = 0usize;
+    let mut field_start = start;
+    for i in start..end {
+        if !code[i] {
+            continue;
+        }
+        match chars[i] {
+            '{' | '(' | '[' => depth += 1,
+            '}' | ')' | ']' => depth = depth.saturating_sub(1),
+            ',' | '\n' if depth == 0 => {
+                fields.push((field_start, i));
+                field_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    fields.push((field_start, end));
+    fields
+}
+
+/// Whether `chars[start..end]` holds a [`BINARY_OPERATORS`] word outside
+/// brackets and strings: two values joined, not one.
+fn joins_values(chars: &[char], code: &[bool], start: usize, end: usize) -> bool {
+    let mut depth = 0usize;
+    let mut word = String::new();
+    for i in start..=end {
+        let c = chars.get(i).copied().filter(|_| i < end).unwrap_or(' ');
+        let is_code = i >= end || code[i];
+        if is_code && c.is_whitespace() {
+            if depth == 0 && BINARY_OPERATORS.contains(&word.as_str()) {
+                return true;
+            }
+            word.clear();
+            continue;
+        }
+        if is_code {
+            match c {
+                '{' | '(' | '[' => depth += 1,
+                '}' | ')' | ']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        word.push(c);
+    }
+    false
 }
 
 /// Commands whose arguments are column names.
@@ -1291,6 +1393,34 @@ mod tests {
         let (text, notes) = as_nushell("open t.csv | map { $it.price * 2 }", false).unwrap();
         assert_eq!(text, "open t.csv | each {|it| $it.price * 2 }");
         assert_eq!(notes.len(), 2);
+    }
+
+    #[test]
+    fn a_record_fields_expression_is_put_in_parentheses() {
+        assert_eq!(
+            record_values_in_parens(
+                "open t.csv | each {|it| {city: $it.city, celsius: ($it.f - 32) * 5 / 9} }"
+            )
+            .as_deref(),
+            Some("open t.csv | each {|it| {city: $it.city, celsius: (($it.f - 32) * 5 / 9)} }")
+        );
+        assert_eq!(
+            record_values_in_parens("{a: 1 + 2, b: 'x' ++ $y, c: (1 + 2), d: '-'}").as_deref(),
+            Some("{a: (1 + 2), b: ('x' ++ $y), c: (1 + 2), d: '-'}")
+        );
+        assert_eq!(
+            record_values_in_parens("{\n  big: $f.size > 1kb\n  name: $f.name\n}").as_deref(),
+            Some("{\n  big: ($f.size > 1kb)\n  name: $f.name\n}")
+        );
+        // One value each, operators inside strings, closures: nothing.
+        assert_eq!(record_values_in_parens("{a: (1 + 2), b: 'a + b'}"), None);
+        assert_eq!(record_values_in_parens("ls | where { $in.size > 1kb }"), None);
+        assert_eq!(record_values_in_parens("each {|f| $f.size * 2 }"), None);
+        let (text, notes) = as_nushell("[1 2] | each {|x| {v: $x * 2} }", false).unwrap();
+        assert_eq!(text, "[1 2] | each {|x| {v: ($x * 2)} }");
+        assert_eq!(notes.len(), 1);
+        // A pipeline that parses is never touched by it.
+        assert_eq!(as_nushell("[1 2] | each {|x| {v: ($x * 2)} }", true), None);
     }
 
     #[test]
