@@ -441,6 +441,11 @@ impl Agent {
         // made again for), to catch a model repeating itself (small models
         // loop on the same call).
         let mut made: Vec<(usize, usize, String)> = Vec::new();
+        // The same calls as the model wrote them (answers aside): every
+        // turn is steered away from them as it is written, on a backend
+        // that can steer its tokens, instead of being sampled whole and
+        // then again (a repeat cost a whole turn's prompt).
+        let mut made_calls: Vec<crate::llm::ToolCall> = Vec::new();
         // Turns in a row that did nothing (a call that could not be read,
         // an empty reply, only repeated or invalid calls).
         let mut idle_turns = 0;
@@ -531,16 +536,18 @@ impl Agent {
                     "The policy stopped your steps. Call `answer` now: tell the user what you did not do and why."
                 }));
             }
-            let mut turn = match self.model_turn(answer_only, self.options.temperature, &[], cancel)
-            {
-                TurnResult::Turn(turn) => turn,
-                TurnResult::End(ending) => return ending,
-            };
+            let mut avoid = made_calls.clone();
+            let mut turn =
+                match self.model_turn(answer_only, self.options.temperature, &avoid, cancel) {
+                    TurnResult::Turn(turn) => turn,
+                    TurnResult::End(ending) => return ending,
+                };
             // A call made before gives nothing new, and a greedy model
-            // asked again in the same words makes it again: sample the turn
-            // anew, warmer, without the repeat in the conversation, and
-            // with the calls it repeated to be steered away from.
-            let mut avoid = Vec::new();
+            // asked again in the same words makes it again (a backend that
+            // cannot steer its tokens, or a repeat in other whitespace):
+            // sample the turn anew, warmer, without the repeat in the
+            // conversation, and with the calls it repeated to be steered
+            // away from.
             for temperature in RESAMPLE_TEMPERATURES {
                 let Some(earlier) = repeated_call(&turn, &made) else {
                     break;
@@ -703,6 +710,9 @@ impl Agent {
                     skipped.map_or(step, |(_, ran)| ran),
                     signature.clone(),
                 ));
+                if call.name != super::ANSWER_TOOL {
+                    made_calls.push(call.clone());
+                }
                 if let Some((_, earlier)) = skipped {
                     // Asking again for what the policy stopped is a stop too.
                     stops += usize::from(stopped_calls.contains(&signature));

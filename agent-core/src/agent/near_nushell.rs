@@ -296,8 +296,28 @@ fn is_record_body(body: &str) -> bool {
 
 /// Operators that join two values into one expression.
 const BINARY_OPERATORS: &[&str] = &[
-    "+", "-", "*", "/", "//", "mod", "**", "++", "==", "!=", "<", "<=", ">", ">=", "=~", "!~",
-    "and", "or", "in", "not-in", "starts-with", "ends-with",
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "mod",
+    "**",
+    "++",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "=~",
+    "!~",
+    "and",
+    "or",
+    "in",
+    "not-in",
+    "starts-with",
+    "ends-with",
 ];
 
 /// `pipeline` with each record field whose value is an expression of
@@ -1414,7 +1434,10 @@ mod tests {
         );
         // One value each, operators inside strings, closures: nothing.
         assert_eq!(record_values_in_parens("{a: (1 + 2), b: 'a + b'}"), None);
-        assert_eq!(record_values_in_parens("ls | where { $in.size > 1kb }"), None);
+        assert_eq!(
+            record_values_in_parens("ls | where { $in.size > 1kb }"),
+            None
+        );
         assert_eq!(record_values_in_parens("each {|f| $f.size * 2 }"), None);
         let (text, notes) = as_nushell("[1 2] | each {|x| {v: $x * 2} }", false).unwrap();
         assert_eq!(text, "[1 2] | each {|x| {v: ($x * 2)} }");
