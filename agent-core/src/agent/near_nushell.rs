@@ -12,6 +12,9 @@
 //! - text made a date by calling `date` on it (`date '2024-01-01'`), which
 //!   is `('2024-01-01' | into datetime)`;
 //! - `split ' '` without its subcommand, which is `split row ' '`;
+//! - a record field whose value joins values with operators (`{c: ($r.f -
+//!   32) * 5 / 9}`), which Nushell reads as the next key: the value is
+//!   put in parentheses (`{c: (($r.f - 32) * 5 / 9)}`);
 //! - Python's string methods on a value (`$f.name.split('.')[-1]`,
 //!   `$in.name.replace('a', 'b')`): `($f.name | split row '.' | last)`;
 //! - `map { … }` (JavaScript's and Python's name), which is `each { … }`;
