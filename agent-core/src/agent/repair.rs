@@ -290,13 +290,28 @@ pub fn bare_family_hint(engine: &EngineState, pipeline: &str) -> Option<String> 
 /// (`where $it =~ 'x'`, which fails on a table's rows) is matched as the
 /// text of its values; groups counted with `length` (which fails on the
 /// record of groups) are counted per group; the extension column `ls`
-/// lacks is made from each name. `None` for any other error.
+/// lacks is made from each name; `open $x` of a variable that holds data
+/// (not a file name) is `$x`. `None` for any other error.
 pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, String)> {
     let message = &diagnostic.message;
     if let Some(fixed) = field_of_each_line(pipeline) {
         return Some((
             fixed,
             "`lines | split row ' '` makes one list of all the lines' words; a field of each line is `each { split row ' ' | get 1 }`".into(),
+        ));
+    }
+    if diagnostic.code.as_deref() == Some("nu::shell::cant_convert")
+        && diagnostic
+            .labels
+            .iter()
+            .any(|label| label.text.ends_with("to string"))
+        && let Some((fixed, value)) = value_not_opened(pipeline)
+    {
+        return Some((
+            fixed,
+            format!(
+                "`open` reads a file by its name; `{value}` already holds the data: `{value} | …`"
+            ),
         ));
     }
     if diagnostic.code.as_deref() == Some("nu::shell::only_supports_this_input_type")
@@ -745,6 +760,29 @@ pub fn fields_of_lines_hint(pipeline: &str) -> Option<String> {
 }
 
 /// `pipeline` with `split row S | get N` (or `select N`) right after
+/// `pipeline` with its `open $x` element (a variable or `$out.N` that
+/// holds data, not a file name: `open` failed to make it a string) written
+/// `$x`, and that variable; `None` when it has none.
+fn value_not_opened(pipeline: &str) -> Option<(String, String)> {
+    let elements = super::near_nushell::top_level_elements(pipeline);
+    let mut value = None;
+    let fixed: Vec<String> = elements
+        .iter()
+        .map(|element| {
+            let words: Vec<&str> = element.split_whitespace().collect();
+            match words.as_slice() {
+                ["open", variable] if variable.starts_with('$') && value.is_none() => {
+                    value = Some(variable.to_string());
+                    format!(" {variable} ")
+                }
+                _ => element.clone(),
+            }
+        })
+        .collect();
+    let value = value?;
+    Some((fixed.join("|").trim().to_string(), value))
+}
+
 /// `lines` and its filters written `each { split row S | get N }`, the
 /// field of each line that awk's `$N` means; `None` when it has none.
 fn field_of_each_line(pipeline: &str) -> Option<String> {
@@ -1319,6 +1357,32 @@ mod tests {
             .clone();
         assert_eq!(first.get("value").and_then(|v| v.as_str().ok()), Some("a"));
         assert_eq!(first.get("count").and_then(|v| v.as_int().ok()), Some(2));
+    }
+
+    #[test]
+    fn a_value_opened_as_a_file_runs_again_as_the_value() {
+        let mut session = session_in(std::env::temp_dir());
+        let limits = crate::shell::Limits::default();
+        // Data of a type known only when it runs, as `$out.N` is (a type
+        // known when it parses is the parser's error, not this one).
+        let kept = session.run(
+            "let big = ('[[name size]; [a 2kb] [b 3kb]]' | from nuon)",
+            &limits,
+        );
+        assert!(kept.error.is_none(), "{:?}", kept.error);
+        let pipeline = "open $big | get name | length";
+        let diagnostic = session
+            .run(pipeline, &limits)
+            .error
+            .expect("a table is no file name");
+        let (fixed, note) = exact_fix(pipeline, &diagnostic).expect("a fix");
+        assert_eq!(fixed, "$big | get name | length");
+        assert!(note.contains("`$big` already holds"), "{note}");
+        let outcome = session.run(&fixed, &limits);
+        assert!(outcome.error.is_none(), "{:?}", outcome.error);
+        assert_eq!(outcome.value.as_int().ok(), Some(2));
+        // A file name that is text is opened as it is.
+        assert_eq!(value_not_opened("open notes.txt | lines"), None);
     }
 
     #[test]
