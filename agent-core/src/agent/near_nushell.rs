@@ -392,13 +392,12 @@ fn record_fields(chars: &[char], code: &[bool], start: usize, end: usize) -> Vec
 /// brackets and strings: two values joined, not one.
 fn joins_values(chars: &[char], code: &[bool], start: usize, end: usize) -> bool {
     let mut depth = 0usize;
+    let mut words = Vec::new();
     let mut word = String::new();
-    for i in start..=end {
-        let c = chars.get(i).copied().filter(|_| i < end).unwrap_or(' ');
-        let is_code = i >= end || code[i];
+    for (&c, &is_code) in chars[start..end].iter().zip(&code[start..end]) {
         if is_code && c.is_whitespace() {
-            if depth == 0 && BINARY_OPERATORS.contains(&word.as_str()) {
-                return true;
+            if depth == 0 {
+                words.push(std::mem::take(&mut word));
             }
             word.clear();
             continue;
@@ -412,7 +411,10 @@ fn joins_values(chars: &[char], code: &[bool], start: usize, end: usize) -> bool
         }
         word.push(c);
     }
-    false
+    words.push(word);
+    words
+        .iter()
+        .any(|word| BINARY_OPERATORS.contains(&word.as_str()))
 }
 
 /// Commands whose arguments are column names.
