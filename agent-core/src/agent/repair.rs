@@ -300,12 +300,14 @@ pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, Str
             "`lines | split row ' '` makes one list of all the lines' words; a field of each line is `each { split row ' ' | get 1 }`".into(),
         ));
     }
+    // Only where the value `open` was given is what could not be made a
+    // file name (a later element's error leaves the `open` alone).
     if diagnostic.code.as_deref() == Some("nu::shell::cant_convert")
+        && let Some((fixed, value)) = value_not_opened(pipeline)
         && diagnostic
             .labels
             .iter()
-            .any(|label| label.text.ends_with("to string"))
-        && let Some((fixed, value)) = value_not_opened(pipeline)
+            .any(|label| label.text.ends_with("to string") && label.snippet == value)
     {
         return Some((
             fixed,
@@ -759,7 +761,6 @@ pub fn fields_of_lines_hint(pipeline: &str) -> Option<String> {
     ))
 }
 
-/// `pipeline` with `split row S | get N` (or `select N`) right after
 /// `pipeline` with its `open $x` element (a variable or `$out.N` that
 /// holds data, not a file name: `open` failed to make it a string) written
 /// `$x`, and that variable; `None` when it has none.
@@ -783,6 +784,7 @@ fn value_not_opened(pipeline: &str) -> Option<(String, String)> {
     Some((fixed.join("|").trim().to_string(), value))
 }
 
+/// `pipeline` with `split row S | get N` (or `select N`) right after
 /// `lines` and its filters written `each { split row S | get N }`, the
 /// field of each line that awk's `$N` means; `None` when it has none.
 fn field_of_each_line(pipeline: &str) -> Option<String> {
