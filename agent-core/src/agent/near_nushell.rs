@@ -391,13 +391,13 @@ fn record_fields(chars: &[char], code: &[bool], start: usize, end: usize) -> Vec
 /// Whether `chars[start..end]` holds a [`BINARY_OPERATORS`] word outside
 /// brackets and strings: two values joined, not one.
 fn joins_values(chars: &[char], code: &[bool], start: usize, end: usize) -> bool {
+    let is_operator = |word: &str| BINARY_OPERATORS.contains(&word);
     let mut depth = 0usize;
-    let mut words = Vec::new();
     let mut word = String::new();
     for (&c, &is_code) in chars[start..end].iter().zip(&code[start..end]) {
         if is_code && c.is_whitespace() {
-            if depth == 0 {
-                words.push(std::mem::take(&mut word));
+            if depth == 0 && is_operator(&word) {
+                return true;
             }
             word.clear();
             continue;
@@ -411,10 +411,7 @@ fn joins_values(chars: &[char], code: &[bool], start: usize, end: usize) -> bool
         }
         word.push(c);
     }
-    words.push(word);
-    words
-        .iter()
-        .any(|word| BINARY_OPERATORS.contains(&word.as_str()))
+    is_operator(&word)
 }
 
 /// Commands whose arguments are column names.
