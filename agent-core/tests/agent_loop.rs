@@ -118,6 +118,18 @@ impl Episode {
             .map(|m| m.content.clone())
             .collect()
     }
+
+    /// The pipelines of the `nu` calls as the conversation shows them (the
+    /// form that ran where another ran in the model's place).
+    fn shown_pipelines(&self) -> Vec<String> {
+        self.agent
+            .messages()
+            .iter()
+            .flat_map(|m| &m.tool_calls)
+            .filter_map(|call| call.arguments.get("pipeline")?.as_str())
+            .map(str::to_string)
+            .collect()
+    }
 }
 
 fn episode(turns: Vec<String>, policy: Policy, options: AgentOptions) -> Episode {
@@ -1078,9 +1090,15 @@ fn an_invented_command_is_an_error_never_a_question_and_a_known_one_is_translate
     );
     // `count` has an exact Nushell form, which ran.
     assert!(
-        results[1].contains("ran as Nushell: `ls | where name =~ txt | length`"),
+        results[1].starts_with("That was bash; it ran as `ls | where name =~ txt | length`."),
         "{}",
         results[1]
+    );
+    assert!(
+        ep.shown_pipelines()
+            .contains(&"ls | where name =~ txt | length".to_string()),
+        "{:?}",
+        ep.shown_pipelines()
     );
     assert!(results[1].contains('2'), "{}", results[1]);
 }
@@ -1131,7 +1149,12 @@ fn a_posix_pipeline_nu_cannot_parse_runs_as_programs() {
         .collect();
     assert_eq!(proposed, vec!["^du -sh a.txt | ^cut -f2".to_string()]);
     let results = ep.tool_results();
-    assert!(results[0].contains("ran as programs"), "{}", results[0]);
+    assert!(
+        results[0].starts_with("That was no Nushell but a pipeline of programs; it ran as `^du"),
+        "{}",
+        results[0]
+    );
+    assert_eq!(ep.shown_pipelines(), vec!["^du -sh a.txt | ^cut -f2"]);
     assert!(results[0].contains("a.txt"), "{}", results[0]);
 }
 
@@ -1261,6 +1284,12 @@ fn durations_in_other_languages_units_run_in_nushells() {
         ),
         "{}",
         results[0]
+    );
+    // The call reads as the form that ran: the model is not drawn to run
+    // the fixed form again to see it work.
+    assert_eq!(
+        ep.shown_pipelines(),
+        vec!["ls | where modified > ((date now) - 2day) | length"]
     );
     assert!(results[0].contains('3'), "{}", results[0]);
 }
@@ -1450,9 +1479,10 @@ fn a_nushell_value_piped_into_a_program_named_like_a_command_runs_as_the_command
     ep.agent.run("total size?", &CancelToken::new());
     let results = ep.tool_results();
     assert!(
-        results[0].contains("it ran as Nushell: `ls | get size | math sum`"),
+        results[0].starts_with("That was bash; it ran as `ls | get size | math sum`."),
         "{results:?}"
     );
+    assert_eq!(ep.shown_pipelines(), vec!["ls | get size | math sum"]);
     assert!(results[0].ends_with("150B"), "{results:?}");
 }
 
@@ -1556,11 +1586,15 @@ fn a_size_compared_with_a_bare_number_is_compared_in_bytes() {
         results[0]
     );
     assert!(
-        results[1].starts_with("It failed: Types 'filesize' and 'int' are not compatible")
-            && results[1].contains("it ran again as `ls | get size | where $it > 10b | math sum`")
-            && results[1].ends_with("150B"),
+        results[1].starts_with(
+            "In Nushell a file size compares with a size: `10b` for `10`; it ran as `ls | get size | where $it > 10b | math sum`."
+        ) && results[1].ends_with("150B"),
         "{}",
         results[1]
+    );
+    assert_eq!(
+        ep.shown_pipelines()[1],
+        "ls | get size | where $it > 10b | math sum"
     );
 }
 
@@ -1687,10 +1721,13 @@ fn bash_made_nushell_is_made_exact_nushell_too() {
     ep.agent.run("total amount?", &CancelToken::new());
     let results = ep.tool_results();
     assert!(
-        results[0]
-            .starts_with("That was bash; it ran as Nushell: `open o.csv | get amount | math sum`.")
+        results[0].starts_with("That was bash; it ran as `open o.csv | get amount | math sum`.")
             && results[0].ends_with("5.5"),
         "{results:?}"
+    );
+    assert_eq!(
+        ep.shown_pipelines(),
+        vec!["open o.csv | get amount | math sum"]
     );
 }
 
@@ -1803,6 +1840,10 @@ fn a_delete_past_the_kinds_of_file_the_request_names_runs_kept_to_them() {
         ),
         "{told:?}"
     );
+    assert_eq!(
+        ep.shown_pipelines(),
+        vec!["ls logs/*.log | each { rm $in.name }"]
+    );
     assert!(!ep.dir.path().join("logs/a.log").exists());
     assert!(ep.dir.path().join("logs/notes.txt").exists());
 }
@@ -1821,9 +1862,13 @@ fn rows_matched_by_a_regex_run_again_matched_as_their_text() {
     let results = ep.tool_results();
     assert!(
         results[0].contains(
-            "it ran again as `[[name n]; [x1 1] [y2 2]] | where ($it | values | str join ' ') =~ 'y' | get name`"
+            "; it ran as `[[name n]; [x1 1] [y2 2]] | where ($it | values | str join ' ') =~ 'y' | get name`."
         ) && results[0].contains("y2"),
         "{results:?}"
+    );
+    assert_eq!(
+        ep.shown_pipelines(),
+        vec!["[[name n]; [x1 1] [y2 2]] | where ($it | values | str join ' ') =~ 'y' | get name"]
     );
 }
 

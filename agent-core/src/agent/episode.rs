@@ -197,6 +197,12 @@ pub struct Agent {
     /// A step that may change something (more than a read) ran in this
     /// conversation: an answer saying something changed may be true.
     may_have_changed: bool,
+    /// The pipeline the last step ran, where one ran: the model's own, or
+    /// the exact form that ran in its place.
+    last_ran: Option<String>,
+    /// Why the last step ran in another form than the model wrote, one
+    /// note per change (outermost first).
+    ran_notes: Vec<String>,
     /// The heads of the pipeline grammar and the engine's count of
     /// commands they were read at (a `def` or an alias adds one).
     heads: Option<(usize, Arc<[String]>)>,
@@ -260,6 +266,8 @@ impl Agent {
             last_error: None,
             last_steps: 0,
             may_have_changed: false,
+            last_ran: None,
+            ran_notes: Vec::new(),
             background: None,
             pending_jobs: 0,
             usage: Usage::default(),
@@ -671,6 +679,7 @@ impl Agent {
                 )));
                 continue;
             }
+            let calls_message = self.messages.len();
             self.push(Message::assistant(
                 turn.content.clone(),
                 turn.tool_calls.clone(),
@@ -784,10 +793,36 @@ impl Agent {
                                 "Not run: this same pipeline failed at step {earlier} ({error}). Change what failed, try another command, or call `answer`."
                             )
                         } else {
+                            self.last_ran = None;
+                            self.ran_notes.clear();
                             let (text, status) = self.run_step(step, &pipeline, &why, cancel);
                             last_result = (status == StepStatus::Ok)
                                 .then(|| self.last_out())
                                 .flatten();
+                            // What ran in the call's place is the call the
+                            // model reads it made: shown its own form and
+                            // the fixed one's result, a model runs the fixed
+                            // form again to see it work (a whole turn).
+                            let ran = self.last_ran.take().filter(|ran| normalize(ran) != key);
+                            let text = ran_in_place(
+                                &std::mem::take(&mut self.ran_notes),
+                                ran.as_deref(),
+                                status,
+                                text,
+                            );
+                            let ran_as =
+                                ran.map(|ran| self.show_call_as_ran(calls_message, call, &ran));
+                            let mut keys = vec![key];
+                            if let Some((shown, ran)) = ran_as {
+                                keys.push(normalize(&ran));
+                                made.push((step, step, call_key(&shown)));
+                                made_calls.push(shown);
+                            }
+                            let mut failed_now = |text: &str| {
+                                for key in &keys {
+                                    failed.push((key.clone(), step, first_line(text)));
+                                }
+                            };
                             match status {
                                 StepStatus::Blocked | StepStatus::Denied => {
                                     stops += if status == StepStatus::Blocked {
@@ -797,11 +832,9 @@ impl Agent {
                                     };
                                     stopped_calls.push(signature.clone());
                                     last_stop = Some(first_line(&text));
-                                    failed.push((key, step, first_line(&text)));
+                                    failed_now(&text);
                                 }
-                                StepStatus::Failed | StepStatus::Unparsable => {
-                                    failed.push((key, step, first_line(&text)));
-                                }
+                                StepStatus::Failed | StepStatus::Unparsable => failed_now(&text),
                                 StepStatus::Ok => has_data = true,
                                 _ => {}
                             }
@@ -1335,25 +1368,18 @@ impl Agent {
             .then(|| near_nushell::without_final_count(pipeline))
             .flatten()
         {
-            let (text, status) = self.run_step(step, &rows, why, cancel);
-            return (
-                format!(
-                    "A count gives only how many, and the rows themselves were asked for; it ran without it: `{rows}`.\n{text}"
-                ),
-                status,
-            );
+            self.ran_notes
+                .push("A count gives only how many, and the rows themselves were asked for".into());
+            return self.run_step(step, &rows, why, cancel);
         }
         let (plan, decision) = self.shell.check(pipeline);
         // Almost Nushell (`30days` for `30day`, `each { $it }`,
         // `select a, b`): the exact Nushell form runs (and is judged) in
         // its place.
         if let Some((nushell, notes)) = near_nushell::as_nushell(pipeline, plan.is_some()) {
-            let (text, status) = self.run_step(step, &nushell, why, cancel);
-            let text = format!(
-                "In Nushell {}; it ran as `{nushell}`.\n{text}",
-                notes.join("; ")
-            );
-            return (text, status);
+            self.ran_notes
+                .push(format!("In Nushell {}", notes.join("; ")));
+            return self.run_step(step, &nushell, why, cancel);
         }
         let finds = |program: &str| self.shell.finds_program(program);
         let unknown = plan
@@ -1387,11 +1413,8 @@ impl Agent {
                 runs.then_some((nu, decision))
             });
         if let Some((nu, decision)) = nushell {
-            let (text, status) = self.run_checked(step, &nu, why, decision, cancel);
-            return (
-                format!("That was bash; it ran as Nushell: `{nu}`.\n{text}"),
-                status,
-            );
+            self.ran_notes.push("That was bash".into());
+            return self.run_checked(step, &nu, why, decision, cancel);
         }
         // A plain POSIX pipeline of programs runs as those programs.
         let programs = plan
@@ -1403,11 +1426,9 @@ impl Agent {
                 (None, _) => None,
             });
         if let Some((programs, decision)) = programs {
-            let (text, status) = self.run_checked(step, &programs, why, decision, cancel);
-            let text = format!(
-                "Nushell could not parse that, so it ran as programs: `{programs}`.\n{text}"
-            );
-            return (text, status);
+            self.ran_notes
+                .push("That was no Nushell but a pipeline of programs".into());
+            return self.run_checked(step, &programs, why, decision, cancel);
         }
         if !unknown.is_empty() {
             let text = repair::unknown_programs_message(engine, &unknown);
@@ -1446,6 +1467,30 @@ impl Agent {
             duration: Duration::ZERO,
         });
         (text, StepStatus::Failed)
+    }
+
+    /// Show `call` of the assistant message at `index` as having run
+    /// `ran` (the exact form that ran in its place); the call as shown,
+    /// and `ran`.
+    fn show_call_as_ran(
+        &mut self,
+        index: usize,
+        call: &crate::llm::ToolCall,
+        ran: &str,
+    ) -> (crate::llm::ToolCall, String) {
+        let mut shown = call.clone();
+        shown
+            .arguments
+            .insert("pipeline".into(), serde_json::Value::String(ran.into()));
+        if let Some(transcript) = &mut self.transcript {
+            transcript.notice(&format!("call {} ran as `{ran}`", call.id));
+        }
+        if let Some(message) = self.messages.get_mut(index) {
+            for made in message.tool_calls.iter_mut().filter(|c| c.id == call.id) {
+                *made = shown.clone();
+            }
+        }
+        (shown, ran.to_string())
     }
 
     /// The first `nu` call of `turn` whose pipeline cannot run, with why
@@ -1514,8 +1559,8 @@ impl Agent {
         match scope::reaches_past(pipeline, &self.named_kinds) {
             Some(scope::Reach::Narrowed(narrowed, note)) => {
                 let (_, decision) = self.shell.check(&narrowed);
-                let (text, status) = self.run_checked(step, &narrowed, why, decision, cancel);
-                return (format!("{note}\n{text}"), status);
+                self.ran_notes.push(note);
+                return self.run_checked(step, &narrowed, why, decision, cancel);
             }
             Some(scope::Reach::NotRun(text)) => {
                 let preview = first_line(&text);
@@ -1527,28 +1572,20 @@ impl Agent {
         let (mut text, mut status, mut error) =
             self.run_once(step, pipeline, why, decision, cancel);
         let mut pipeline = pipeline.to_string();
-        let mut notes = Vec::new();
         for _ in 0..MAX_EXACT_FIXES {
             let fix = match (&error, status) {
-                (Some(diagnostic), StepStatus::Failed) => repair::exact_fix(&pipeline, diagnostic)
-                    .map(|(fixed, note)| (fixed, note, diagnostic.message.clone())),
+                (Some(diagnostic), StepStatus::Failed) => repair::exact_fix(&pipeline, diagnostic),
                 _ => None,
             };
-            let Some((fixed, note, message)) = fix.filter(|(fixed, ..)| *fixed != pipeline) else {
+            let Some((fixed, note)) = fix.filter(|(fixed, _)| *fixed != pipeline) else {
                 break;
             };
-            notes.push(format!(
-                "It failed: {}. In Nushell {note}; it ran again as `{fixed}`.",
-                message.trim_end_matches('.')
-            ));
+            self.ran_notes.push(format!("In Nushell {note}"));
             let (_, decision) = self.shell.check(&fixed);
             (text, status, error) = self.run_once(step, &fixed, why, decision, cancel);
             pipeline = fixed;
         }
-        if notes.is_empty() {
-            return (text, status);
-        }
-        (format!("{}\n{text}", notes.join("\n")), status)
+        (text, status)
     }
 
     /// [`Agent::run_checked`] without the fix: the text the model reads,
@@ -1561,6 +1598,7 @@ impl Agent {
         decision: Decision,
         cancel: &CancelToken,
     ) -> (String, StepStatus, Option<Diagnostic>) {
+        self.last_ran = Some(pipeline.to_string());
         self.emit(AgentEvent::Proposed {
             step,
             pipeline: pipeline.to_string(),
@@ -1780,6 +1818,24 @@ fn is_exit(pipeline: &str) -> bool {
 
 /// What makes two calls the same: the tool and its arguments; for `nu`,
 /// the pipeline alone (another `why` or `background` runs the same).
+/// What the model reads of a step that ran as `ran` in place of its own
+/// pipeline, for the reasons `notes`, given the step's own `text`: the
+/// reasons and the form that ran, said once (a fix leading to another
+/// shows no pipeline between to be copied).
+fn ran_in_place(notes: &[String], ran: Option<&str>, status: StepStatus, text: String) -> String {
+    if notes.is_empty() {
+        return text;
+    }
+    let notes = notes.join(". ");
+    match ran {
+        Some(ran) if matches!(status, StepStatus::Blocked | StepStatus::Denied) => {
+            format!("{notes}; it was put as `{ran}`.\n{text}")
+        }
+        Some(ran) => format!("{notes}; it ran as `{ran}`.\n{text}"),
+        None => format!("{notes}.\n{text}"),
+    }
+}
+
 fn call_key(call: &crate::llm::ToolCall) -> String {
     match Action::from_call(call) {
         Action::Run { pipeline, .. } => format!("{} {}", call.name, normalize(&pipeline)),

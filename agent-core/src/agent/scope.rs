@@ -72,9 +72,7 @@ pub fn reaches_past(pipeline: &str, kinds: &[String]) -> Option<Reach> {
     if let [kind] = kinds
         && let Some(narrowed) = narrowed(pipeline, kind)
     {
-        let note = format!(
-            "The request is about .{kind} files, and this {verb} files of any kind; it ran as `{narrowed}`."
-        );
+        let note = format!("The request is about .{kind} files, and this {verb} files of any kind");
         return Some(Reach::Narrowed(narrowed, note));
     }
     Some(Reach::NotRun(format!(

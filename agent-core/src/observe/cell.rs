@@ -8,7 +8,7 @@ const MAX_CELL_CHARS: usize = 300;
 /// A scalar on its own (top level).
 pub fn format_scalar(value: &Value) -> String {
     match value {
-        Value::String { val, .. } => val.clone(),
+        Value::String { val, .. } => without_ansi(val).into_owned(),
         other => format_cell(other),
     }
 }
@@ -20,8 +20,8 @@ pub fn format_cell(value: &Value) -> String {
         Value::Bool { val, .. } => val.to_string(),
         Value::Int { val, .. } => val.to_string(),
         Value::Float { val, .. } => format_float(*val),
-        Value::String { val, .. } => escape_inline(val),
-        Value::Glob { val, .. } => escape_inline(val),
+        Value::String { val, .. } => escape_inline(&without_ansi(val)),
+        Value::Glob { val, .. } => escape_inline(&without_ansi(val)),
         Value::Filesize { val, .. } => format_size(val.get()),
         Value::Duration { val, .. } => format_duration(*val),
         Value::Date { val, .. } => val.format("%Y-%m-%d %H:%M").to_string(),
@@ -123,6 +123,48 @@ fn trim_zeros(text: String) -> String {
     }
 }
 
+/// `text` without terminal escape sequences (colours, as `find` marks what
+/// it matched with): they are no part of the data, and a model reads them
+/// as noise or copies them into its answer.
+pub fn without_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            // CSI: parameters and intermediates up to a final byte.
+            Some('[') => {
+                for c in chars.by_ref() {
+                    if ('\x40'..='\x7e').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            // OSC (a title, a hyperlink): up to BEL or ESC `\`.
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\x07' {
+                        break;
+                    }
+                    if c == '\x1b' {
+                        chars.next_if_eq(&'\\');
+                        break;
+                    }
+                }
+            }
+            // A two-character escape, or a lone ESC at the end.
+            _ => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// One line: newlines and tabs escaped; empty shown as `""`.
 fn escape_inline(text: &str) -> String {
     if text.is_empty() {
@@ -180,6 +222,18 @@ pub fn type_name(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_colours_are_no_part_of_a_cell() {
+        let marked = "\x1b[39m\x1b[0m\x1b[41;39meval-ticker\x1b[0m\x1b[39m\x1b[0m";
+        assert_eq!(format_cell(&Value::test_string(marked)), "eval-ticker");
+        assert_eq!(format_scalar(&Value::test_string(marked)), "eval-ticker");
+        assert_eq!(
+            without_ansi("\x1b]8;;http://x\x1b\\link\x1b]8;;\x07 end\x1b"),
+            "link end"
+        );
+        assert_eq!(without_ansi("plain"), "plain");
+    }
 
     #[test]
     fn sizes_are_short() {
