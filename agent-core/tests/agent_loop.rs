@@ -269,7 +269,9 @@ fn a_denied_step_does_not_run_and_the_model_is_told() {
     // The model gets its instruction, not the user's hint.
     assert!(told.contains("do not retry it"), "{told}");
     assert!(!told.contains("--yes"), "{told}");
-    // An answer that says the instruction back is sent back.
+    // An answer that says the instruction back is not the answer: what the
+    // steps themselves show is (asked again, a small model says it again,
+    // a whole turn spent for nothing).
     let mut ep = episode(
         vec![
             nu("mkdir newdir"),
@@ -279,12 +281,14 @@ fn a_denied_step_does_not_run_and_the_model_is_told() {
         Policy::default(),
         AgentOptions::default(),
     );
-    assert_eq!(
-        ep.agent.run("make a dir", &CancelToken::new()),
-        Ending::Answered {
-            text: "I did not create newdir: you did not approve it.".into(),
-            data: None
-        }
+    let Ending::Answered { text, .. } = ep.agent.run("make a dir", &CancelToken::new()) else {
+        panic!("no answer")
+    };
+    assert!(
+        text.starts_with(
+            "I did not do it: the policy stopped the step (Not run: the user did not approve it"
+        ),
+        "{text}"
     );
 }
 
@@ -1557,6 +1561,31 @@ fn exit_is_not_run_and_the_next_turn_is_for_answer_only() {
         ep.tool_results()
     );
     assert_eq!(ep.tools_offered(2), ["answer"]);
+}
+
+#[test]
+fn the_form_that_ran_in_a_call_s_place_is_not_run_again() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where size > 10 | length"),
+            // The fixed form, written out as it was shown.
+            nu("ls | where size > 10b | length"),
+            answer("3 files are over 10 bytes."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent
+        .run("how many files over 10 bytes?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    assert!(
+        ep.events().iter().any(|e| matches!(
+            e,
+            AgentEvent::Repaired { message, .. } if message.contains("the same call as step 1")
+        )),
+        "{:?}",
+        ep.events()
+    );
 }
 
 #[test]

@@ -851,9 +851,14 @@ impl Agent {
                         });
                         command_help(self.shell.session().engine_state(), &command)
                     }
-                    Action::Answer { text, .. } if echo_told && self.echoes_a_message(&text) => {
-                        // Told once already: the answer is what the steps
-                        // themselves show.
+                    Action::Answer { text, .. }
+                        if (echo_told || (last_stop.is_some() && last_result.is_none()))
+                            && self.echoes_a_message(&text) =>
+                    {
+                        // Told once already, or saying back what stopped
+                        // the last step (asked again, a small model says it
+                        // again): the answer is what the steps themselves
+                        // show.
                         self.emit(AgentEvent::Repaired {
                             step,
                             message: "the answer repeated a message again; the steps' own outcome is the answer".into(),
