@@ -1564,6 +1564,53 @@ fn exit_is_not_run_and_the_next_turn_is_for_answer_only() {
 }
 
 #[test]
+fn a_command_that_works_on_input_given_none_takes_the_last_result() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where name =~ txt"),
+            nu("length"),
+            answer("2 text files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent.run("how many text files?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok, StepStatus::Ok]);
+    assert_eq!(ep.shown_pipelines()[1], "$out.0 | length");
+    let results = ep.tool_results();
+    assert!(
+        results[1].starts_with("`length` works on its input and was given none: the last result went in; it ran as `$out.0 | length`.")
+            && results[1].ends_with('2'),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn a_command_given_none_after_a_result_it_cannot_take_asks_for_the_answer() {
+    let mut ep = episode(
+        vec![nu("ls | length"), nu("math avg"), answer("3 files.")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "3 files.".into(),
+            data: None
+        }
+    );
+    // `math avg` did not run: the last result is one number.
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    let results = ep.tool_results();
+    assert!(
+        results[1].starts_with("Not run: `math avg` works on its input and was given none")
+            && results[1].contains("($out.0) is an int"),
+        "{results:?}"
+    );
+}
+
+#[test]
 fn the_form_that_ran_in_a_call_s_place_is_not_run_again() {
     let mut ep = episode(
         vec![

@@ -14,7 +14,9 @@ use std::{
 use nu_protocol::Value;
 
 use super::{
-    AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus, bash_forms,
+    AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus,
+    bare_input::{self, Feed},
+    bash_forms,
     compact::{self, estimate},
     data_shape, emptied, grounding, home_directory, named_files, near_nushell, prompt, repair,
     repository, scope,
@@ -765,9 +767,32 @@ impl Agent {
                     }
                     _ => None,
                 };
+                // A first command that works on input, given none after a
+                // step gave a result, means that result.
+                let feed = match &action {
+                    Action::Run { pipeline, .. } if self.may_run() => last_result
+                        .and_then(|n| Some((n, self.shell.out(n)?)))
+                        .and_then(|(n, last)| {
+                            let engine = self.shell.session().engine_state();
+                            bare_input::feed(engine, pipeline, n, &last)
+                        }),
+                    _ => None,
+                };
                 let result = match action {
                     Action::Run { pipeline, .. } if starts_job && failed_before.is_none() => {
                         self.start_job(step, &pipeline)
+                    }
+                    Action::Run { .. } if matches!(feed, Some(Feed::NothingToTake(_))) => {
+                        must_answer = true;
+                        told_to_answer = true;
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: "a command that works on input, given none after a result it cannot take; not run, asked to answer".into(),
+                        });
+                        match feed {
+                            Some(Feed::NothingToTake(told)) => told,
+                            _ => String::new(),
+                        }
                     }
                     Action::Run { pipeline, .. } if is_exit(&pipeline) => {
                         // A small model ends a task the shell's way.
@@ -795,6 +820,13 @@ impl Agent {
                         } else {
                             self.last_ran = None;
                             self.ran_notes.clear();
+                            let pipeline = match feed {
+                                Some(Feed::Piped(piped, note)) => {
+                                    self.ran_notes.push(note);
+                                    piped
+                                }
+                                _ => pipeline,
+                            };
                             let (text, status) = self.run_step(step, &pipeline, &why, cancel);
                             last_result = (status == StepStatus::Ok)
                                 .then(|| self.last_out())

@@ -10,6 +10,7 @@
 //! goes back to the model with the parser's diagnostic, unexecuted.
 
 mod background;
+mod bare_input;
 mod bash_forms;
 mod compact;
 mod data_shape;

@@ -974,7 +974,7 @@ fn command_at(pipeline: &str, line: usize, column: usize) -> Option<String> {
 
 /// The longest Nushell command name that `element` starts with
 /// (`str replace 'a' 'b'` → `str replace`).
-fn command_name(engine: &EngineState, element: &str) -> Option<String> {
+pub(crate) fn command_name(engine: &EngineState, element: &str) -> Option<String> {
     let words: Vec<&str> = element.split_whitespace().take(3).collect();
     (1..=words.len()).rev().find_map(|n| {
         let name = words[..n].join(" ");
