@@ -1557,6 +1557,9 @@ impl Agent {
         if is_exit(pipeline) {
             return None;
         }
+        if prompt::is_example_on_missing_files(pipeline, &self.shell.cwd()) {
+            return Some("copies the prompt's example, on files that are not here");
+        }
         let (plan, _) = self.shell.check(pipeline);
         let fixed = near_nushell::as_nushell(pipeline, plan.is_some());
         let pipeline = fixed.as_ref().map_or(pipeline, |(fixed, _)| fixed.as_str());

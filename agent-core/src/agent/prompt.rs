@@ -88,6 +88,27 @@ pub fn is_example(pipeline: &str) -> bool {
         .any(|example| words(example) == wanted)
 }
 
+/// Whether `pipeline` is one of the prompt's examples (see [`is_example`])
+/// naming a file that is not in `cwd` (`open f.csv …`): copied by a small
+/// model with nothing of its own to run, it can only fail.
+pub fn is_example_on_missing_files(pipeline: &str, cwd: &std::path::Path) -> bool {
+    is_example(pipeline)
+        && pipeline
+            .split(|c: char| c.is_whitespace() || matches!(c, '|' | '(' | ')' | '{' | '}'))
+            .filter(|word| looks_like_a_file_name(word))
+            .any(|file| !cwd.join(file).exists())
+}
+
+/// `notes.txt`, `f.json`: a name with an extension of letters.
+fn looks_like_a_file_name(word: &str) -> bool {
+    word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && !stem.starts_with(['$', '-', '\'', '"'])
+            && !ext.is_empty()
+            && ext.chars().all(|c| c.is_ascii_alphabetic())
+    })
+}
+
 /// Whether `text` is the answer of the prompt's example episode ("3 lines
 /// of notes.txt mention TODO."): a small model with nothing of its own
 /// to say copies it.
@@ -189,6 +210,26 @@ Input (piped in):
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_example_copied_on_files_that_are_not_here_is_known() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(is_example_on_missing_files(
+            "open f.csv | get price | math avg",
+            dir.path()
+        ));
+        std::fs::write(dir.path().join("app.log"), "ERROR x\n").unwrap();
+        // The example's file is here: it may be the request's own step.
+        assert!(!is_example_on_missing_files(
+            "open app.log | lines | where $it =~ 'ERROR' | length",
+            dir.path()
+        ));
+        // Not an example.
+        assert!(!is_example_on_missing_files(
+            "open g.csv | get price | math avg",
+            dir.path()
+        ));
+    }
 
     #[test]
     fn piped_input_is_rendered_after_the_request() {
