@@ -1400,6 +1400,33 @@ fn a_reply_that_repeats_a_message_it_was_sent_is_not_the_answer() {
 }
 
 #[test]
+fn an_answer_that_is_words_of_an_instruction_it_was_sent_is_not_the_answer() {
+    let mut ep = episode(
+        vec![
+            nu("ls | length"),
+            answer("what you found, or what you could not do and why."),
+            answer("3 files."),
+        ],
+        Policy::default(),
+        AgentOptions {
+            max_steps: 2,
+            ..AgentOptions::default()
+        },
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    // Told on the last step to answer "with what you found, or what you
+    // could not do and why", it said those words back.
+    assert_eq!(
+        ep.repaired(),
+        ["the answer repeated a message it was sent; asked again"]
+    );
+    assert!(
+        !matches!(&ending, Ending::Answered { text, .. } if text.starts_with("what you found")),
+        "{ending:?}"
+    );
+}
+
+#[test]
 fn an_answer_saying_something_changed_when_nothing_did_goes_back_once() {
     // NonInteractive denies the delete: nothing changed.
     let mut ep = episode(

@@ -1101,10 +1101,16 @@ impl Agent {
         self.messages
             .iter()
             .filter(|m| matches!(m.role, Role::User | Role::Tool))
-            .map(|m| normalize(&m.content))
-            .any(|sent| {
+            .any(|m| {
+                let sent = normalize(&m.content);
                 (said.len() >= ECHO_MIN_CHARS && sent == said)
                     || (said.len() >= ECHO_PREFIX_MIN_CHARS && sent.starts_with(&said))
+                    // Words of the loop's own instructions ("… what you
+                    // found, or what you could not do and why."); a result
+                    // may be quoted.
+                    || (m.role == Role::User
+                        && said.len() >= ECHO_PREFIX_MIN_CHARS
+                        && sent.contains(&said))
             })
     }
 
