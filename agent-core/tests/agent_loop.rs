@@ -1183,6 +1183,27 @@ fn the_last_step_offers_only_answer() {
 }
 
 #[test]
+fn an_example_copied_from_the_prompt_before_any_result_is_sampled_again() {
+    let mut ep = episode(
+        vec![
+            // The prompt's own example, on a file that is not here.
+            nu("open f.csv | get price | math avg"),
+            nu("ls | length"),
+            answer("3 files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent.run("how many files?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    assert_eq!(
+        ep.repaired(),
+        ["a pipeline that copies the prompt's example, on files that are not here; sampled again"]
+    );
+    assert_eq!(ep.shown_pipelines(), vec!["ls | length"]);
+}
+
+#[test]
 fn an_example_copied_from_the_prompt_after_results_is_not_run_and_answer_is_asked() {
     let mut ep = episode(
         vec![
@@ -1634,6 +1655,64 @@ fn a_command_given_none_after_a_result_it_cannot_take_asks_for_the_answer() {
         results[1].starts_with("Not run: `math avg` works on its input and was given none")
             && results[1].contains("($out.0) is an int"),
         "{results:?}"
+    );
+}
+
+#[test]
+fn a_pipeline_that_reads_again_what_a_step_read_goes_on_from_its_out() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("o.csv"), "id,amount\n1,2.5\n2,3\n").unwrap();
+    let mut ep = episode_in(
+        dir,
+        vec![
+            nu("open o.csv"),
+            nu("open o.csv | get amount | math sum"),
+            answer("5.5"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    ep.agent
+        .run("show o.csv, then its total", &CancelToken::new());
+    assert_eq!(
+        ep.shown_pipelines(),
+        vec!["open o.csv", "$out.0 | get amount | math sum"]
+    );
+    let results = ep.tool_results();
+    assert!(
+        results[1].starts_with("`open o.csv` was read at an earlier step and nothing changed since: its result `$out.0` was used; it ran as `$out.0 | get amount | math sum`.")
+            && results[1].ends_with("5.5"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn a_read_after_a_change_reads_again() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.tmp"), "x").unwrap();
+    let policy = Policy {
+        allow: vec![agent_core::policy::Pattern::new("rm *").unwrap()],
+        ..Policy::default()
+    };
+    let mut ep = episode_in(
+        dir,
+        vec![
+            nu("ls"),
+            nu("rm a.tmp"),
+            nu("ls | length"),
+            answer("none left"),
+        ],
+        policy,
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    ep.agent.run("delete a.tmp", &CancelToken::new());
+    assert_eq!(ep.shown_pipelines(), vec!["ls", "rm a.tmp", "ls | length"]);
+    assert!(
+        ep.tool_results()[2].ends_with('0'),
+        "{:?}",
+        ep.tool_results()
     );
 }
 

@@ -19,7 +19,7 @@ use super::{
     bash_forms,
     compact::{self, estimate},
     data_shape, emptied, grounding, home_directory, named_files, near_nushell, prompt, repair,
-    repository, scope,
+    repository, reuse, scope,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -202,6 +202,9 @@ pub struct Agent {
     /// The pipeline the last step ran, where one ran: the model's own, or
     /// the exact form that ran in its place.
     last_ran: Option<String>,
+    /// Steps run so far that may have changed something (a file written,
+    /// a folder moved into): what was read before may be stale.
+    change_steps: usize,
     /// Why the last step ran in another form than the model wrote, one
     /// note per change (outermost first).
     ran_notes: Vec<String>,
@@ -269,6 +272,7 @@ impl Agent {
             last_steps: 0,
             may_have_changed: false,
             last_ran: None,
+            change_steps: 0,
             ran_notes: Vec::new(),
             background: None,
             pending_jobs: 0,
@@ -456,6 +460,9 @@ impl Agent {
         // that can steer its tokens, instead of being sampled whole and
         // then again (a repeat cost a whole turn's prompt).
         let mut made_calls: Vec<crate::llm::ToolCall> = Vec::new();
+        // Reads of files that gave a result, with its `$out`, since the
+        // last step that may have changed something (see `reuse`).
+        let mut reads: Vec<(String, usize)> = Vec::new();
         // Turns in a row that did nothing (a call that could not be read,
         // an empty reply, only repeated or invalid calls).
         let mut idle_turns = 0;
@@ -581,7 +588,11 @@ impl Agent {
             // A pipeline that cannot run is not shown to the model: it
             // is sampled again, steered away from it.
             for temperature in UNRUNNABLE_TEMPERATURES {
-                let Some((call, why)) = self.unrunnable_call(&turn) else {
+                // Before any result, a copied example is only a guess to
+                // steer away from; after, it means the model is done (see
+                // `copies_example` below).
+                let before_results = !has_data && stops == 0;
+                let Some((call, why)) = self.unrunnable_call(&turn, before_results) else {
                     break;
                 };
                 self.emit(AgentEvent::Repaired {
@@ -820,17 +831,24 @@ impl Agent {
                         } else {
                             self.last_ran = None;
                             self.ran_notes.clear();
-                            let pipeline = match feed {
-                                Some(Feed::Piped(piped, note)) => {
-                                    self.ran_notes.push(note);
-                                    piped
-                                }
-                                _ => pipeline,
+                            let (pipeline, note) = match feed {
+                                Some(Feed::Piped(piped, note)) => (piped, Some(note)),
+                                _ => match reuse::reusing(&pipeline, &reads) {
+                                    Some((reused, note)) => (reused, Some(note)),
+                                    None => (pipeline, None),
+                                },
                             };
+                            self.ran_notes.extend(note);
+                            let changes_before = self.change_steps;
                             let (text, status) = self.run_step(step, &pipeline, &why, cancel);
                             last_result = (status == StepStatus::Ok)
                                 .then(|| self.last_out())
                                 .flatten();
+                            if self.change_steps != changes_before {
+                                reads.clear();
+                            } else if let (Some(n), Some(ran)) = (last_result, &self.last_ran) {
+                                reads.push((ran.clone(), n));
+                            }
                             // What ran in the call's place is the call the
                             // model reads it made: shown its own form and
                             // the fixed one's result, a model runs the fixed
@@ -1541,6 +1559,7 @@ impl Agent {
     fn unrunnable_call(
         &self,
         turn: &crate::llm::ChatTurn,
+        examples_unrunnable: bool,
     ) -> Option<(crate::llm::ToolCall, &'static str)> {
         if !self.may_run() {
             return None;
@@ -1549,7 +1568,7 @@ impl Agent {
             .iter()
             .find_map(|call| match without_degenerate(Action::from_call(call)) {
                 Ok(Action::Run { pipeline, .. }) => self
-                    .why_unrunnable(&pipeline)
+                    .why_unrunnable(&pipeline, examples_unrunnable)
                     .map(|why| (call.clone(), why)),
                 _ => None,
             })
@@ -1557,13 +1576,15 @@ impl Agent {
 
     /// Why `pipeline` cannot run, judged before anything runs the way
     /// [`Agent::run_step`] would take it: it does not parse even after the
-    /// exact fixes of almost-Nushell and bash, or it calls a name that is
-    /// neither a command nor a program here. `None` when it can run.
-    fn why_unrunnable(&self, pipeline: &str) -> Option<&'static str> {
+    /// exact fixes of almost-Nushell and bash, it calls a name that is
+    /// neither a command nor a program here, or (where `examples_unrunnable`)
+    /// it is a prompt example on files that are not here. `None` when it
+    /// can run.
+    fn why_unrunnable(&self, pipeline: &str, examples_unrunnable: bool) -> Option<&'static str> {
         if is_exit(pipeline) {
             return None;
         }
-        if prompt::is_example_on_missing_files(pipeline, &self.shell.cwd()) {
+        if examples_unrunnable && prompt::is_example_on_missing_files(pipeline, &self.shell.cwd()) {
             return Some("copies the prompt's example, on files that are not here");
         }
         let (plan, _) = self.shell.check(pipeline);
@@ -1681,6 +1702,7 @@ impl Agent {
                         self.notice(notice.clone());
                     }
                     self.may_have_changed |= may_change(&decision);
+                    self.change_steps += usize::from(may_change(&decision));
                     let text = self.promote(step, pipeline, after, promoted, started);
                     return (text, StepStatus::Stopped, None);
                 }
@@ -1691,6 +1713,8 @@ impl Agent {
         }
         let status = step_status(&ran);
         self.may_have_changed |= status == StepStatus::Ok && may_change(&decision);
+        let ran_at_all = !matches!(status, StepStatus::Blocked | StepStatus::Denied);
+        self.change_steps += usize::from(ran_at_all && may_change(&decision));
         let out = ran.approved_by.as_ref().map(|_| ran.outcome.index);
         self.emit(AgentEvent::Observed {
             step,

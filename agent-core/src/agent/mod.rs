@@ -26,6 +26,7 @@ mod near_nushell;
 mod prompt;
 mod repair;
 mod repository;
+mod reuse;
 mod scope;
 mod settings;
 mod suggest;
