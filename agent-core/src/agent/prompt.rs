@@ -99,14 +99,16 @@ pub fn is_example_on_missing_files(pipeline: &str, cwd: &std::path::Path) -> boo
             .any(|file| !cwd.join(file).exists())
 }
 
-/// `notes.txt`, `f.json`: a name with an extension of letters.
+/// `notes.txt`, `f.json`: a name with an extension of letters (not a glob:
+/// `*.tmp` names no one file).
 fn looks_like_a_file_name(word: &str) -> bool {
-    word.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty()
-            && !stem.starts_with(['$', '-', '\'', '"'])
-            && !ext.is_empty()
-            && ext.chars().all(|c| c.is_ascii_alphabetic())
-    })
+    !word.contains(['*', '?', '['])
+        && word.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && !stem.starts_with(['$', '-', '\'', '"'])
+                && !ext.is_empty()
+                && ext.chars().all(|c| c.is_ascii_alphabetic())
+        })
 }
 
 /// Whether `text` is the answer of the prompt's example episode ("3 lines
@@ -222,6 +224,11 @@ mod tests {
         // The example's file is here: it may be the request's own step.
         assert!(!is_example_on_missing_files(
             "open app.log | lines | where $it =~ 'ERROR' | length",
+            dir.path()
+        ));
+        // A glob names no one file.
+        assert!(!is_example_on_missing_files(
+            "ls *.tmp | each { rm $in.name }",
             dir.path()
         ));
         // Not an example.
