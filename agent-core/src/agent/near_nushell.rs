@@ -556,7 +556,26 @@ pub fn files_renamed_with_mv(pipeline: &str) -> Option<String> {
         let in_closure = chars[..start].iter().filter(|&&c| c == '{').count()
             > chars[..start].iter().filter(|&&c| c == '}').count();
         if in_closure && first.starts_with('$') && first.ends_with(".name") {
-            replaced.push((start, end, "mv".to_string()));
+            // `rename $f.name to new` (SQL's `RENAME … TO`): `to` would be
+            // a second path.
+            let word_at = |from: usize| (from..chars.len()).find(|&i| !chars[i].is_whitespace());
+            let word_end = |from: usize| {
+                (from..chars.len())
+                    .find(|&i| chars[i].is_whitespace())
+                    .unwrap_or(chars.len())
+            };
+            let after_first = word_at(end).map(word_end);
+            let to = after_first.and_then(word_at).filter(|&at| {
+                chars[at..word_end(at)].iter().collect::<String>() == "to"
+                    && word_end(at) < chars.len()
+            });
+            match (after_first, to) {
+                (Some(first_end), Some(to)) if code[to] => {
+                    let first: String = chars[end..first_end].iter().collect();
+                    replaced.push((start, word_end(to), format!("mv{first}")));
+                }
+                _ => replaced.push((start, end, "mv".to_string())),
+            }
         }
     }
     splice(&chars, &replaced)
@@ -1377,6 +1396,13 @@ mod tests {
         assert_eq!(
             files_renamed_with_mv("ls | each {|f| rename $f.name x }").as_deref(),
             Some("ls | each {|f| mv $f.name x }")
+        );
+        assert_eq!(
+            files_renamed_with_mv(
+                "ls **/*.jpeg | each { rename $in.name to ($in.name | str replace '.jpeg' '.jpg') }"
+            )
+            .as_deref(),
+            Some("ls **/*.jpeg | each { mv $in.name ($in.name | str replace '.jpeg' '.jpg') }")
         );
         // Columns renamed as Nushell means it.
         assert_eq!(files_renamed_with_mv("open a.csv | rename a b"), None);
