@@ -140,6 +140,20 @@ fn episode(turns: Vec<String>, policy: Policy, options: AgentOptions) -> Episode
     episode_in(dir, turns, policy, options, Vec::new())
 }
 
+/// An episode in a folder holding `o.csv`, two rows whose `amount`s add
+/// up to 5.5.
+fn episode_with_amounts(turns: Vec<String>) -> Episode {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("o.csv"), "id,amount\n1,2.5\n2,3\n").unwrap();
+    episode_in(
+        dir,
+        turns,
+        Policy::default(),
+        AgentOptions::default(),
+        Vec::new(),
+    )
+}
+
 fn episode_in(
     dir: tempfile::TempDir,
     turns: Vec<String>,
@@ -1660,19 +1674,11 @@ fn a_command_given_none_after_a_result_it_cannot_take_asks_for_the_answer() {
 
 #[test]
 fn a_pipeline_that_reads_again_what_a_step_read_goes_on_from_its_out() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("o.csv"), "id,amount\n1,2.5\n2,3\n").unwrap();
-    let mut ep = episode_in(
-        dir,
-        vec![
-            nu("open o.csv"),
-            nu("open o.csv | get amount | math sum"),
-            answer("5.5"),
-        ],
-        Policy::default(),
-        AgentOptions::default(),
-        Vec::new(),
-    );
+    let mut ep = episode_with_amounts(vec![
+        nu("open o.csv"),
+        nu("open o.csv | get amount | math sum"),
+        answer("5.5"),
+    ]);
     ep.agent
         .run("show o.csv, then its total", &CancelToken::new());
     assert_eq!(
@@ -1893,15 +1899,7 @@ fn the_files_a_request_names_are_read_first_and_take_no_out_number() {
 fn bash_made_nushell_is_made_exact_nushell_too() {
     // `sum amount` is `math sum amount`, which parses and gives the table
     // back unchanged: the column is taken first.
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("o.csv"), "id,amount\n1,2.5\n2,3\n").unwrap();
-    let mut ep = episode_in(
-        dir,
-        vec![nu("open o.csv | sum amount"), answer("5.5")],
-        Policy::default(),
-        AgentOptions::default(),
-        Vec::new(),
-    );
+    let mut ep = episode_with_amounts(vec![nu("open o.csv | sum amount"), answer("5.5")]);
     ep.agent.run("total amount?", &CancelToken::new());
     let results = ep.tool_results();
     assert!(
