@@ -1732,11 +1732,6 @@ impl Agent {
         );
         // A read that gave nothing (a change gives nothing by design).
         let found_nothing = is_empty(&ran.outcome.value) && !may_change(&decision);
-        if status == StepStatus::Ok && may_change(&decision) && is_empty(&ran.outcome.value) {
-            // `(nothing)` or `list: 0 items` after `save` or `each { rm … }`
-            // reads as if nothing was done: a model runs `ls` to see.
-            observed.push_str("\nIt ran to its end without an error: a change gives no output.");
-        }
         if matches!(status, StepStatus::Failed | StepStatus::Unparsable)
             && let Some(diagnostic) = &ran.outcome.error
         {
