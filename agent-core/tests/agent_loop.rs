@@ -1462,6 +1462,31 @@ fn an_answer_that_is_words_of_an_instruction_it_was_sent_is_not_the_answer() {
 }
 
 #[test]
+fn an_answer_that_is_words_of_a_tool_s_description_is_not_the_answer() {
+    let mut ep = episode(
+        vec![
+            nu("ls | length"),
+            answer("answer the user. Set out to N to return $out.N as data."),
+            answer("3 files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    assert_eq!(
+        ep.repaired(),
+        ["the answer repeated a message it was sent; asked again"]
+    );
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "3 files.".into(),
+            data: None
+        }
+    );
+}
+
+#[test]
 fn an_answer_saying_something_changed_when_nothing_did_goes_back_once() {
     // NonInteractive denies the delete: nothing changed.
     let mut ep = episode(

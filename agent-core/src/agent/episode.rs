@@ -1116,6 +1116,15 @@ impl Agent {
         {
             return true;
         }
+        // Words of a tool's own description ("answer the user. Set out to
+        // N to return $out.N as data.").
+        let describes_a_tool = said.len() >= ECHO_PREFIX_MIN_CHARS
+            && tool_defs(self.options.kind)
+                .iter()
+                .any(|tool| normalize(&tool.description).contains(&said));
+        if describes_a_tool {
+            return true;
+        }
         self.messages
             .iter()
             .filter(|m| matches!(m.role, Role::User | Role::Tool))
