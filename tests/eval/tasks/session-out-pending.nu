@@ -49,8 +49,12 @@
         {nu: "$out.1 | get amount | math sum", why: "their total"}
         {answer: "3 orders are still pending (1002, 1004, 1007), adding up to 225.5."}
     ]
+    # A later step that starts with the whole of an earlier read (`open
+    # orders.csv | …` after `open orders.csv`) runs from that read's `$out`
+    # (the loop reuses it), so the wrong way is to reopen the file in every
+    # step, filtered each time.
     wrong: [
-        {nu: "open orders.csv", why: "show the orders"}
+        {nu: "open orders.csv | where status == pending | length", why: "count the pending ones"}
         {nu: "open orders.csv | where status == pending | get amount | math sum", why: "reopen and sum"}
         {answer: "3 orders are pending, 225.5 in all."}
     ]
