@@ -860,10 +860,9 @@ impl Agent {
                                 status,
                                 text,
                             );
-                            let ran_as =
-                                ran.map(|ran| self.show_call_as_ran(calls_message, call, &ran));
                             let mut keys = vec![key];
-                            if let Some((shown, ran)) = ran_as {
+                            if let Some(ran) = ran {
+                                let shown = self.show_call_as_ran(calls_message, call, &ran);
                                 keys.push(normalize(&ran));
                                 made.push((step, step, call_key(&shown)));
                                 made_calls.push(shown);
@@ -1540,14 +1539,13 @@ impl Agent {
     }
 
     /// Show `call` of the assistant message at `index` as having run
-    /// `ran` (the exact form that ran in its place); the call as shown,
-    /// and `ran`.
+    /// `ran` (the exact form that ran in its place); the call as shown.
     fn show_call_as_ran(
         &mut self,
         index: usize,
         call: &crate::llm::ToolCall,
         ran: &str,
-    ) -> (crate::llm::ToolCall, String) {
+    ) -> crate::llm::ToolCall {
         let mut shown = call.clone();
         shown
             .arguments
@@ -1560,7 +1558,7 @@ impl Agent {
                 *made = shown.clone();
             }
         }
-        (shown, ran.to_string())
+        shown
     }
 
     /// The first `nu` call of `turn` whose pipeline cannot run, with why

@@ -2,6 +2,8 @@
 
 use nu_protocol::Value;
 
+use crate::shell::without_ansi;
+
 /// Longest inline rendering of one cell before its middle is cut.
 const MAX_CELL_CHARS: usize = 300;
 
@@ -123,48 +125,6 @@ fn trim_zeros(text: String) -> String {
     }
 }
 
-/// `text` without terminal escape sequences (colours, as `find` marks what
-/// it matched with): they are no part of the data, and a model reads them
-/// as noise or copies them into its answer.
-pub fn without_ansi(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains('\x1b') {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\x1b' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            // CSI: parameters and intermediates up to a final byte.
-            Some('[') => {
-                for c in chars.by_ref() {
-                    if ('\x40'..='\x7e').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            // OSC (a title, a hyperlink): up to BEL or ESC `\`.
-            Some(']') => {
-                while let Some(c) = chars.next() {
-                    if c == '\x07' {
-                        break;
-                    }
-                    if c == '\x1b' {
-                        chars.next_if_eq(&'\\');
-                        break;
-                    }
-                }
-            }
-            // A two-character escape, or a lone ESC at the end.
-            _ => {}
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 /// One line: newlines and tabs escaped; empty shown as `""`.
 fn escape_inline(text: &str) -> String {
     if text.is_empty() {
@@ -228,11 +188,6 @@ mod tests {
         let marked = "\x1b[39m\x1b[0m\x1b[41;39meval-ticker\x1b[0m\x1b[39m\x1b[0m";
         assert_eq!(format_cell(&Value::test_string(marked)), "eval-ticker");
         assert_eq!(format_scalar(&Value::test_string(marked)), "eval-ticker");
-        assert_eq!(
-            without_ansi("\x1b]8;;http://x\x1b\\link\x1b]8;;\x07 end\x1b"),
-            "link end"
-        );
-        assert_eq!(without_ansi("plain"), "plain");
     }
 
     #[test]

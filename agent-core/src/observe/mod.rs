@@ -40,7 +40,9 @@ pub fn render(value: &Value, budget: &Budget, out_index: Option<usize>) -> Strin
         }
         Value::List { vals, .. } => table::render_list(vals, budget, &slice),
         Value::Record { val, .. } => table::render_record(val, budget, &slice),
-        Value::String { val, .. } => text::render_text(&cell::without_ansi(val), budget, &slice),
+        Value::String { val, .. } => {
+            text::render_text(&crate::shell::without_ansi(val), budget, &slice)
+        }
         Value::Binary { val, .. } => match binary::escape_invalid_utf8(val) {
             Some(text) => format!(
                 "text, not valid UTF-8 (bad bytes shown as \\xNN):\n{}",

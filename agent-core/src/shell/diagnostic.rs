@@ -65,7 +65,7 @@ impl Diagnostic {
             message: error.to_string(),
             help: error.help().map(|h| h.to_string()),
             labels,
-            rendered: strip_ansi(&rendered),
+            rendered: without_ansi(&rendered).into_owned(),
         }
     }
 
@@ -128,23 +128,60 @@ fn locate(
     Some((line, column, snippet))
 }
 
-/// Remove ANSI escape sequences (error rendering may colour regardless of config).
-pub(crate) fn strip_ansi(text: &str) -> String {
+/// `text` without terminal escape sequences (colours, as `find` marks what
+/// it matched with): they are no part of the data, and a model reads them
+/// as noise or copies them into its answer; error rendering may colour
+/// regardless of config.
+pub(crate) fn without_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            if chars.peek() == Some(&'[') {
-                chars.next();
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            // CSI: parameters and intermediates up to a final byte.
+            Some('[') => {
                 for c in chars.by_ref() {
-                    if c.is_ascii_alphabetic() {
+                    if ('\x40'..='\x7e').contains(&c) {
                         break;
                     }
                 }
             }
-        } else {
-            out.push(c);
+            // OSC (a title, a hyperlink): up to BEL or ESC `\`.
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\x07' {
+                        break;
+                    }
+                    if c == '\x1b' {
+                        chars.next_if_eq(&'\\');
+                        break;
+                    }
+                }
+            }
+            // A two-character escape, or a lone ESC at the end.
+            _ => {}
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_ansi;
+
+    #[test]
+    fn terminal_escapes_are_left_out() {
+        assert_eq!(without_ansi("\x1b[41;39mred\x1b[0m text"), "red text");
+        assert_eq!(
+            without_ansi("\x1b]8;;http://x\x1b\\link\x1b]8;;\x07 end\x1b"),
+            "link end"
+        );
+        assert_eq!(without_ansi("plain"), "plain");
+    }
 }

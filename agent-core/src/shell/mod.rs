@@ -20,6 +20,7 @@ mod stdout;
 mod worker;
 
 pub use cancel::CancelToken;
+pub(crate) use diagnostic::without_ansi;
 pub use diagnostic::{Diagnostic, DiagnosticLabel};
 pub use engine::{Engine, RunHooks};
 pub use env::{
