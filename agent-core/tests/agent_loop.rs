@@ -8,8 +8,8 @@ use std::{
 
 use agent_core::{
     agent::{
-        Agent, AgentEvent, AgentOptions, AgentState, Ending, FailureKind, Inbound, PromptKind,
-        StepStatus, system_prompt,
+        Agent, AgentEvent, AgentOptions, AgentState, Ending, FailureKind, Inbound, Lever, Levers,
+        PromptKind, StepStatus, system_prompt,
     },
     llm::{
         ChatBackend, ChatEvent, ChatRequest, ChatTurn, LlmError, Message, Role, ScriptedBackend,
@@ -1119,6 +1119,76 @@ fn an_invented_command_is_an_error_never_a_question_and_a_known_one_is_translate
         ep.shown_pipelines()
     );
     assert!(results[1].contains('2'), "{}", results[1]);
+}
+
+/// An answer that only says back a result's shape line or the loop's own
+/// words (in other punctuation) is no answer; said twice, the steps' own
+/// outcome answers, naming a result that is one value.
+#[test]
+fn an_answer_saying_back_a_shape_or_an_instruction_ends_with_the_value_found() {
+    let mut ep = episode(
+        vec![
+            nu("open a.txt | str length"),
+            answer("list: 1 items (int)"),
+            answer("The last step. Call answer now: what you found."),
+        ],
+        Policy::default(),
+        AgentOptions {
+            max_steps: 3,
+            ..AgentOptions::default()
+        },
+    );
+    let ending = ep.agent.run("how long is a.txt?", &CancelToken::new());
+    match ending {
+        Ending::Answered { text, .. } => {
+            assert_eq!(text, "The last step found 50 ($out.0).")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        ep.repaired(),
+        vec![
+            "the answer repeated a message it was sent; asked again".to_string(),
+            "the answer repeated a message again; the steps' own outcome is the answer".to_string(),
+        ]
+    );
+}
+
+/// A lever switched off (`nu-agent eval --without`) leaves the loop as it
+/// was without it: no translation runs bash's Nushell form; without the
+/// call shown as it ran, the model reads its own call.
+#[test]
+fn a_lever_switched_off_leaves_the_models_call_as_it_was() {
+    let turns = || {
+        vec![
+            nu("ls | where name =~ txt | count"),
+            answer("There are 2 text files."),
+        ]
+    };
+    let without = |lever| AgentOptions::default().without(Levers::without([lever]));
+    // Untranslated, `count` is a name nothing runs: the turn is sampled
+    // again (the script's next turn answers).
+    let mut ep = episode(turns(), Policy::default(), without(Lever::Translation));
+    ep.agent.run("how many text files?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![]);
+    assert_eq!(
+        ep.repaired(),
+        vec!["a pipeline that calls a name that is no command or program; sampled again"]
+    );
+
+    let mut ep = episode(turns(), Policy::default(), without(Lever::ShowAsRan));
+    ep.agent.run("how many text files?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    assert!(
+        ep.tool_results()[0]
+            .starts_with("That was bash; it ran as `ls | where name =~ txt | length`."),
+        "{:?}",
+        ep.tool_results()
+    );
+    assert_eq!(
+        ep.shown_pipelines(),
+        vec!["ls | where name =~ txt | count".to_string()]
+    );
 }
 
 #[test]

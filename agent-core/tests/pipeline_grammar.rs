@@ -290,6 +290,10 @@ fn habits_of_other_languages_are_written_as_they_are() {
         "let x = (ls | wc -l)",
         "ls | get size | sum",
         "ls *.tmp | delete",
+        // The tool's own name, written as a command: not forced into
+        // `nu-check` (a step that checks nothing and fails).
+        "nu",
+        "nu -c 'ls'",
     ] {
         accepts(pipeline).unwrap_or_else(|e| panic!("{pipeline:?}: {e}"));
     }

@@ -354,7 +354,7 @@ fn the_json_report_keeps_every_step() {
         "every-step.nu",
         r#"{
     name: "every-step"
-    request: "Clean up and count."
+    request: "Clean up, and count in the background."
     approve: ["rm *"]
     setup: {|| "x" | save a.tmp; "keep" | save notes.txt }
     check: {|r|

@@ -310,7 +310,10 @@ fn ask_sends_a_long_step_to_the_background_and_answers_with_its_data() {
             serde_json::json!({"text": "here it is", "out": 0}),
         ),
     ]);
-    let out = s.nu_model(&server, r#"ask "compute the answer" | to nuon"#);
+    let out = s.nu_model(
+        &server,
+        r#"ask "compute the answer in the background" | to nuon"#,
+    );
     assert_eq!(stdout_of(&out).trim(), "{answer: 42}");
     let told = server.shown(1);
     assert!(told.contains("Started as background job 1"), "{told}");
@@ -320,6 +323,31 @@ fn ask_sends_a_long_step_to_the_background_and_answers_with_its_data() {
         ),
         "{told}"
     );
+}
+
+/// A step the model alone sends to the background (the user did not ask
+/// for one) runs here first: a quick one gives its result at once, no job.
+#[test]
+fn a_quick_step_the_model_alone_sends_to_the_background_runs_at_once() {
+    let s = setup();
+    let server = ReplayServer::start(vec![
+        Turn::call(
+            "nu",
+            serde_json::json!({"pipeline": "6 * 7", "why": "compute", "background": true}),
+        ),
+        Turn::call(
+            "answer",
+            serde_json::json!({"text": "here it is", "out": 0}),
+        ),
+    ]);
+    let out = s.nu_model(
+        &server,
+        r#"{answer: (ask "compute the answer"), jobs: (agent job list | length)} | to nuon"#,
+    );
+    assert_eq!(stdout_of(&out).trim(), "{answer: 42, jobs: 0}");
+    let told = server.shown(1);
+    assert!(!told.contains("background job"), "{told}");
+    assert!(told.contains("$out.0\n42"), "{told}");
 }
 
 #[test]

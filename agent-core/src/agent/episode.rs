@@ -14,12 +14,12 @@ use std::{
 use nu_protocol::Value;
 
 use super::{
-    AgentEvent, AgentState, Failure, FailureKind, PromptKind, StepStatus,
+    AgentEvent, AgentState, Failure, FailureKind, Lever, Levers, PromptKind, StepStatus,
     bare_input::{self, Feed},
     bash_forms,
     compact::{self, estimate},
-    data_shape, emptied, grounding, home_directory, named_files, near_nushell, prompt, repair,
-    repository, reuse, scope,
+    data_shape, echo, emptied, grounding, home_directory, named_files, near_nushell, prompt,
+    repair, repository, reuse, scope,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -64,6 +64,9 @@ const UNRUNNABLE_TEMPERATURES: [f32; 1] = [0.0];
 const ECHO_MIN_CHARS: usize = 12;
 /// …and of a longer message it starts.
 const ECHO_PREFIX_MIN_CHARS: usize = 40;
+/// How long a step the model alone sent to the background runs here
+/// before it goes on as a job.
+const BACKGROUND_GRACE: Duration = Duration::from_secs(10);
 /// Steps the policy stopped after which only `answer` is offered (a
 /// blocked step counts as this many: nothing gets past a block).
 const STOPS_BEFORE_ANSWER: usize = 2;
@@ -103,6 +106,10 @@ pub struct AgentOptions {
     /// shape with the request (see `named_files`), with the notes on a
     /// git repository and the home directory.
     pub read_named_files: bool,
+    /// The parts of the loop switched off (to measure them; all on in
+    /// `ask`). The grammar's and the named files' levers are the two
+    /// settings above: see [`AgentOptions::without`].
+    pub levers: Levers,
 }
 
 impl Default for AgentOptions {
@@ -121,7 +128,23 @@ impl Default for AgentOptions {
             observe: ObserveMode::Compact,
             pipeline_grammar: true,
             read_named_files: true,
+            levers: Levers::default(),
         }
+    }
+}
+
+impl AgentOptions {
+    /// These options with `levers` switched off.
+    pub fn without(mut self, levers: Levers) -> AgentOptions {
+        self.pipeline_grammar &= levers.on(Lever::PipelineGrammar);
+        self.read_named_files &= levers.on(Lever::NamedFiles);
+        self.levers = levers;
+        self
+    }
+
+    /// Whether `lever` is on.
+    fn on(&self, lever: Lever) -> bool {
+        self.levers.on(lever)
     }
 }
 
@@ -217,6 +240,14 @@ pub struct Agent {
     wants_which_ones: bool,
     /// The kinds of file the request names (`.log files`: `log`).
     named_kinds: Vec<String>,
+    /// The request asks for work in the background (a job).
+    wants_background: bool,
+    /// What the loop told the model in its own words (see
+    /// [`Agent::instruct`]).
+    instructions: Vec<String>,
+    /// The step running now was sent to the background by the model
+    /// alone: it goes there only if it runs past [`BACKGROUND_GRACE`].
+    background_on_its_own: bool,
 }
 
 /// What a model turn gave, for the loop.
@@ -281,6 +312,9 @@ impl Agent {
             wants_subfolders: false,
             wants_which_ones: false,
             named_kinds: Vec::new(),
+            wants_background: false,
+            instructions: Vec::new(),
+            background_on_its_own: false,
         }
     }
 
@@ -353,6 +387,14 @@ impl Agent {
             transcript.message(&message);
         }
         self.messages.push(message);
+    }
+
+    /// Tell the model something in the loop's own words (an instruction,
+    /// a correction), remembered to know an answer saying it back.
+    fn instruct(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        self.instructions.push(text.clone());
+        self.push(Message::user(text));
     }
 
     fn notice(&mut self, text: String) {
@@ -481,6 +523,7 @@ impl Agent {
         self.wants_subfolders = repair::asks_for_subfolders(&request);
         self.wants_which_ones = repair::asks_which_ones(&request);
         self.named_kinds = scope::named_kinds(&request);
+        self.wants_background = asks_for_background(&request);
         // An answer was already sent back for facts no result shows.
         let mut grounding_asked = false;
         // The model was told this turn is for `answer` only.
@@ -500,6 +543,8 @@ impl Agent {
         // pipeline from the prompt's examples after it had results, or
         // tried to `exit`. The next turn is for `answer` only.
         let mut must_answer = false;
+        // Answers are checked before they reach the user.
+        let checks = self.options.on(Lever::AnswerChecks);
         loop {
             if cancel.is_cancelled() {
                 return Ending::Cancelled;
@@ -542,18 +587,23 @@ impl Agent {
                 self.notice(
                     "the model is going round in circles; it is asked to answer now".into(),
                 );
-                self.push(Message::user(
+                self.instruct(
                     "You are repeating yourself. Stop and call `answer` now with what you know.",
-                ));
+                );
             } else if answer_only && !told_to_answer {
                 told_to_answer = true;
-                self.push(Message::user(if last_step {
+                self.instruct(if last_step {
                     "This is the last step. Call `answer` now: what you found, or what you could not do and why."
                 } else {
                     "The policy stopped your steps. Call `answer` now: tell the user what you did not do and why."
-                }));
+                });
             }
-            let mut avoid = made_calls.clone();
+            let resample = self.options.on(Lever::Resample);
+            let mut avoid = if resample {
+                made_calls.clone()
+            } else {
+                Vec::new()
+            };
             let mut turn =
                 match self.model_turn(answer_only, self.options.temperature, &avoid, cancel) {
                     TurnResult::Turn(turn) => turn,
@@ -566,7 +616,7 @@ impl Agent {
             // conversation, and with the calls it repeated to be steered
             // away from.
             for temperature in RESAMPLE_TEMPERATURES {
-                let Some(earlier) = repeated_call(&turn, &made) else {
+                let Some(earlier) = repeated_call(&turn, &made).filter(|_| resample) else {
                     break;
                 };
                 self.emit(AgentEvent::Repaired {
@@ -592,7 +642,10 @@ impl Agent {
                 // steer away from; after, it means the model is done (see
                 // `copies_example` below).
                 let before_results = !has_data && stops == 0;
-                let Some((call, why)) = self.unrunnable_call(&turn, before_results) else {
+                let unrunnable = self
+                    .unrunnable_call(&turn, before_results)
+                    .filter(|_| resample);
+                let Some((call, why)) = unrunnable else {
                     break;
                 };
                 self.emit(AgentEvent::Repaired {
@@ -613,7 +666,7 @@ impl Agent {
                     message: "the reply could not be read as a tool call; asked again".into(),
                 });
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
-                self.push(Message::user(repair));
+                self.instruct(repair);
                 continue;
             }
             if turn.tool_calls.is_empty() {
@@ -627,7 +680,7 @@ impl Agent {
                         message: "an empty reply; asked again".into(),
                     });
                     self.push(Message::assistant("", Vec::new()));
-                    self.push(Message::user(message));
+                    self.instruct(message);
                     continue;
                 }
                 if let Some((unit, repeats)) = super::degenerate::degenerate(&text) {
@@ -638,32 +691,32 @@ impl Agent {
                         ),
                     });
                     self.push(Message::assistant(turn.content.clone(), Vec::new()));
-                    self.push(Message::user(format!(
+                    self.instruct(format!(
                         "Your reply was `{unit}` repeated {repeats} times. Call a tool: `nu` to run a pipeline, or `answer` with what you know."
-                    )));
+                    ));
                     continue;
                 }
-                if self.echoes_a_message(&text) {
+                if checks && self.echoes_a_message(&text) {
                     self.emit(AgentEvent::Repaired {
                         step,
                         message: "the reply repeated a message it was sent; asked again".into(),
                     });
                     self.push(Message::assistant(turn.content.clone(), Vec::new()));
-                    self.push(Message::user(
+                    self.instruct(
                         "That is a message you were sent, not an answer. Call `answer` with what the results show, or run a pipeline that finds it.",
-                    ));
+                    );
                     continue;
                 }
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
                 let table_came = last_result
                     .and_then(|n| self.shell.out(n))
                     .is_some_and(|value| is_table(&value));
-                if hollow_answer(&text) && !table_came {
+                if checks && hollow_answer(&text) && !table_came {
                     self.emit(AgentEvent::Repaired {
                         step,
                         message: "an answer with nothing after its colon; asked again".into(),
                     });
-                    self.push(Message::user(HOLLOW_ANSWER.to_string()));
+                    self.instruct(HOLLOW_ANSWER.to_string());
                     continue;
                 }
                 return self.answer_with_last_table(text, last_result);
@@ -687,6 +740,7 @@ impl Agent {
                         "a pipeline copied from the prompt's examples; not run, asked to answer"
                             .into(),
                 });
+                self.instructions.push(COPIED_EXAMPLE.to_string());
                 self.push(Message::user(format!(
                     "{COPIED_EXAMPLE}\nThe request: {request}"
                 )));
@@ -760,7 +814,7 @@ impl Agent {
                 if progress {
                     idle_turns = 0;
                 }
-                let starts_job = matches!(
+                let to_background = matches!(
                     action,
                     Action::Run {
                         background: true,
@@ -768,6 +822,12 @@ impl Agent {
                     }
                 ) && self.background.is_some()
                     && self.may_run();
+                // Sent to the background by the model alone, a step runs
+                // here and goes on as a job only if it takes long: a
+                // small model sends its every step there (`ls` included)
+                // and then waits for nothing.
+                let on_its_own = to_background && !self.wants_background && self.may_promote();
+                let starts_job = to_background && !on_its_own;
                 if !starts_job {
                     only_waiting = false;
                 }
@@ -781,12 +841,16 @@ impl Agent {
                 // A first command that works on input, given none after a
                 // step gave a result, means that result.
                 let feed = match &action {
-                    Action::Run { pipeline, .. } if self.may_run() => last_result
-                        .and_then(|n| Some((n, self.shell.out(n)?)))
-                        .and_then(|(n, last)| {
-                            let engine = self.shell.session().engine_state();
-                            bare_input::feed(engine, pipeline, n, &last)
-                        }),
+                    Action::Run { pipeline, .. }
+                        if self.may_run() && self.options.on(Lever::Feed) =>
+                    {
+                        last_result
+                            .and_then(|n| Some((n, self.shell.out(n)?)))
+                            .and_then(|(n, last)| {
+                                let engine = self.shell.session().engine_state();
+                                bare_input::feed(engine, pipeline, n, &last)
+                            })
+                    }
                     _ => None,
                 };
                 let result = match action {
@@ -833,14 +897,18 @@ impl Agent {
                             self.ran_notes.clear();
                             let (pipeline, note) = match feed {
                                 Some(Feed::Piped(piped, note)) => (piped, Some(note)),
-                                _ => match reuse::reusing(&pipeline, &reads) {
+                                _ => match reuse::reusing(&pipeline, &reads)
+                                    .filter(|_| self.options.on(Lever::Feed))
+                                {
                                     Some((reused, note)) => (reused, Some(note)),
                                     None => (pipeline, None),
                                 },
                             };
                             self.ran_notes.extend(note);
                             let changes_before = self.change_steps;
+                            self.background_on_its_own = on_its_own;
                             let (text, status) = self.run_step(step, &pipeline, &why, cancel);
+                            self.background_on_its_own = false;
                             last_result = (status == StepStatus::Ok)
                                 .then(|| self.last_out())
                                 .flatten();
@@ -862,7 +930,11 @@ impl Agent {
                             );
                             let mut keys = vec![key];
                             if let Some(ran) = ran {
-                                let shown = self.show_call_as_ran(calls_message, call, &ran);
+                                let shown = if self.options.on(Lever::ShowAsRan) {
+                                    self.show_call_as_ran(calls_message, call, &ran)
+                                } else {
+                                    with_pipeline(call, &ran)
+                                };
                                 keys.push(normalize(&ran));
                                 made.push((step, step, call_key(&shown)));
                                 made_calls.push(shown);
@@ -901,7 +973,8 @@ impl Agent {
                         command_help(self.shell.session().engine_state(), &command)
                     }
                     Action::Answer { text, .. }
-                        if (echo_told || (last_stop.is_some() && last_result.is_none()))
+                        if checks
+                            && (echo_told || (last_stop.is_some() && last_result.is_none()))
                             && self.echoes_a_message(&text) =>
                     {
                         // Told once already, or saying back what stopped
@@ -914,7 +987,9 @@ impl Agent {
                         });
                         return self.outcome_answer(last_stop.as_deref(), last_result);
                     }
-                    Action::Answer { text, .. } if !echo_told && self.echoes_a_message(&text) => {
+                    Action::Answer { text, .. }
+                        if checks && !echo_told && self.echoes_a_message(&text) =>
+                    {
                         echo_told = true;
                         idle_turns += usize::from(progress);
                         self.emit(AgentEvent::Repaired {
@@ -924,7 +999,8 @@ impl Agent {
                         "Not answered yet: that text is a message you were sent, not an answer. Answer with what the results show.".to_string()
                     }
                     Action::Answer { text, .. }
-                        if !change_asked
+                        if checks
+                            && !change_asked
                             && !last_step
                             && self.options.kind == PromptKind::Task
                             && !self.may_have_changed
@@ -944,7 +1020,8 @@ impl Agent {
                         )
                     }
                     Action::Answer { text, .. }
-                        if !stop_told
+                        if checks
+                            && !stop_told
                             && stops > 0
                             && !last_step
                             && self.options.kind == PromptKind::Task
@@ -960,7 +1037,8 @@ impl Agent {
                         STOP_UNSAID.to_string()
                     }
                     Action::Answer { text, .. }
-                        if !grounding_asked
+                        if checks
+                            && !grounding_asked
                             && !answer_only
                             && self.options.kind == PromptKind::Task
                             && !self.ungrounded(&text, !has_data).is_empty() =>
@@ -981,7 +1059,8 @@ impl Agent {
                         )
                     }
                     Action::Answer { text, out: None }
-                        if hollow_answer(&text)
+                        if checks
+                            && hollow_answer(&text)
                             && !last_result
                                 .and_then(|n| self.shell.out(n))
                                 .is_some_and(|value| is_table(&value)) =>
@@ -997,7 +1076,8 @@ impl Agent {
                     // policy stopped, or states a hash or an address no
                     // result shows, is replaced by the steps' own account.
                     Action::Answer { text, .. }
-                        if answer_only
+                        if checks
+                            && answer_only
                             && self.options.kind == PromptKind::Task
                             && ((stops > 0 && !grounding::says_not_done(&text))
                                 || (!self.may_have_changed
@@ -1088,11 +1168,14 @@ impl Agent {
                 data: None,
             };
         }
-        if let Some(n) = last_result.filter(|n| self.shell.out(*n).is_some()) {
+        if let Some((n, value)) = last_result.and_then(|n| Some((n, self.shell.out(n)?))) {
             self.answered_out = Some(n);
             return Ending::Answered {
-                text: format!("This is what the last step found ($out.{n})."),
-                data: self.shell.out(n),
+                text: match one_value(&value) {
+                    Some(value) => format!("The last step found {value} ($out.{n})."),
+                    None => format!("This is what the last step found ($out.{n})."),
+                },
+                data: Some(value),
             };
         }
         self.answered_out = None;
@@ -1112,6 +1195,7 @@ impl Agent {
         let said = normalize(text);
         if HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase))
             || prompt::is_example_answer(text)
+            || echo::is_shape_line(text)
         {
             return true;
         }
@@ -1137,7 +1221,16 @@ impl Agent {
                     || (m.role == Role::User
                         && said.len() >= ECHO_PREFIX_MIN_CHARS
                         && sent.contains(&said))
+                    // The loop's notes on a result, said back in other
+                    // punctuation ("No shell to exit. A task ends with
+                    // answer: …").
+                    || (m.role == Role::Tool
+                        && echo::repeats_words(text, echo::loop_notes(&m.content)))
             })
+            || self
+                .instructions
+                .iter()
+                .any(|told| echo::repeats_words(text, told))
     }
 
     /// One model turn, the conversation fitted to the context first; a
@@ -1375,7 +1468,8 @@ impl Agent {
         };
         // Almost Nushell starts as its exact Nushell form, as a step runs.
         let (plan, _) = self.shell.check(pipeline);
-        let fixed = near_nushell::as_nushell(pipeline, plan.is_some());
+        let fixed = near_nushell::as_nushell(pipeline, plan.is_some())
+            .filter(|_| self.options.on(Lever::Translation));
         let pipeline = fixed
             .as_ref()
             .map_or(pipeline, |(nushell, _)| nushell.as_str());
@@ -1397,6 +1491,12 @@ impl Agent {
                 format!("The background job could not start: {why}. Run it without `background`.")
             }
         }
+    }
+
+    /// Whether a step running long can go on as a background job (there
+    /// is a runner, and the sandbox worker runs steps).
+    fn may_promote(&self) -> bool {
+        self.background.is_some() && self.shell.sandboxed()
     }
 
     /// The number of the newest `$out`.
@@ -1432,8 +1532,7 @@ impl Agent {
     ) -> (String, StepStatus) {
         // "Which files…" answered with `| length`: the rows, not their
         // number, are what the request asks for.
-        if let Some(rows) = self
-            .wants_which_ones
+        if let Some(rows) = (self.wants_which_ones && self.options.on(Lever::Scope))
             .then(|| near_nushell::without_final_count(pipeline))
             .flatten()
         {
@@ -1445,7 +1544,10 @@ impl Agent {
         // Almost Nushell (`30days` for `30day`, `each { $it }`,
         // `select a, b`): the exact Nushell form runs (and is judged) in
         // its place.
-        if let Some((nushell, notes)) = near_nushell::as_nushell(pipeline, plan.is_some()) {
+        let translation = self.options.on(Lever::Translation);
+        if let Some((nushell, notes)) =
+            near_nushell::as_nushell(pipeline, plan.is_some()).filter(|_| translation)
+        {
             self.ran_notes
                 .push(format!("In Nushell {}", notes.join("; ")));
             return self.run_step(step, &nushell, why, cancel);
@@ -1456,8 +1558,9 @@ impl Agent {
             .map(|plan| repair::unknown_programs(plan, finds))
             .unwrap_or_default();
         let engine = self.shell.session().engine_state();
-        let bash_in_nushell = bash_forms::asks_help_by_habit(engine, pipeline)
-            || bash_forms::feeds_a_table_to_a_program(engine, pipeline);
+        let bash_in_nushell = translation
+            && (bash_forms::asks_help_by_habit(engine, pipeline)
+                || bash_forms::feeds_a_table_to_a_program(engine, pipeline));
         if let Some(text) = plan
             .as_ref()
             .and_then(|_| repair::bare_family_hint(engine, pipeline))
@@ -1473,6 +1576,7 @@ impl Agent {
         // `get amount | math sum`) runs where the policy lets it run
         // without a question.
         let nushell = bash_forms::as_nushell(engine, pipeline)
+            .filter(|_| translation)
             .map(|nu| near_nushell::as_nushell(&nu, true).map_or(nu, |(fixed, _)| fixed))
             .and_then(|nu| {
                 let (plan, decision) = self.shell.check(&nu);
@@ -1486,8 +1590,7 @@ impl Agent {
             return self.run_checked(step, &nu, why, decision, cancel);
         }
         // A plain POSIX pipeline of programs runs as those programs.
-        let programs = plan
-            .is_none()
+        let programs = (translation && plan.is_none())
             .then(|| bash_forms::as_programs(pipeline, finds))
             .flatten()
             .and_then(|programs| match self.shell.check(&programs) {
@@ -1546,10 +1649,7 @@ impl Agent {
         call: &crate::llm::ToolCall,
         ran: &str,
     ) -> crate::llm::ToolCall {
-        let mut shown = call.clone();
-        shown
-            .arguments
-            .insert("pipeline".into(), serde_json::Value::String(ran.into()));
+        let shown = with_pipeline(call, ran);
         if let Some(transcript) = &mut self.transcript {
             transcript.notice(&format!("call {} ran as `{ran}`", call.id));
         }
@@ -1594,8 +1694,9 @@ impl Agent {
         if examples_unrunnable && prompt::is_example_on_missing_files(pipeline, &self.shell.cwd()) {
             return Some("copies the prompt's example, on files that are not here");
         }
+        let translation = self.options.on(Lever::Translation);
         let (plan, _) = self.shell.check(pipeline);
-        let fixed = near_nushell::as_nushell(pipeline, plan.is_some());
+        let fixed = near_nushell::as_nushell(pipeline, plan.is_some()).filter(|_| translation);
         let pipeline = fixed.as_ref().map_or(pipeline, |(fixed, _)| fixed.as_str());
         let (plan, _) = self.shell.check(pipeline);
         let finds = |program: &str| self.shell.finds_program(program);
@@ -1606,8 +1707,9 @@ impl Agent {
             return None;
         }
         let engine = self.shell.session().engine_state();
-        if bash_forms::as_nushell(engine, pipeline).is_some()
-            || (plan.is_none() && bash_forms::as_programs(pipeline, finds).is_some())
+        if translation
+            && (bash_forms::as_nushell(engine, pipeline).is_some()
+                || (plan.is_none() && bash_forms::as_programs(pipeline, finds).is_some()))
         {
             return None;
         }
@@ -1630,7 +1732,9 @@ impl Agent {
         decision: Decision,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
-        match scope::reaches_past(pipeline, &self.named_kinds) {
+        let reach = scope::reaches_past(pipeline, &self.named_kinds)
+            .filter(|_| self.options.on(Lever::Scope));
+        match reach {
             Some(scope::Reach::Narrowed(narrowed, note)) => {
                 let (_, decision) = self.shell.check(&narrowed);
                 self.ran_notes.push(note);
@@ -1648,7 +1752,9 @@ impl Agent {
         let mut pipeline = pipeline.to_string();
         for _ in 0..MAX_EXACT_FIXES {
             let fix = match (&error, status) {
-                (Some(diagnostic), StepStatus::Failed) => repair::exact_fix(&pipeline, diagnostic),
+                (Some(diagnostic), StepStatus::Failed) if self.options.on(Lever::Repair) => {
+                    repair::exact_fix(&pipeline, diagnostic)
+                }
                 _ => None,
             };
             let Some((fixed, note)) = fix.filter(|(fixed, _)| *fixed != pipeline) else {
@@ -1693,10 +1799,12 @@ impl Agent {
         }
         let limits = self.step_limits();
         let started = Instant::now();
-        let promotable = self
-            .options
-            .promote_after
-            .filter(|_| self.background.is_some() && self.shell.sandboxed());
+        let promote_after = match self.options.promote_after {
+            Some(after) if self.background_on_its_own => Some(after.min(BACKGROUND_GRACE)),
+            None if self.background_on_its_own => Some(BACKGROUND_GRACE),
+            after => after,
+        };
+        let promotable = promote_after.filter(|_| self.may_promote());
         let ran = match promotable {
             None => self.shell.run(pipeline, &limits, cancel),
             Some(after) => match self.shell.run_or_promote(pipeline, &limits, cancel, after) {
@@ -1744,34 +1852,40 @@ impl Agent {
         {
             self.last_error = Some(diagnostic.message.clone());
         }
-        if status == StepStatus::Unparsable
+        let hints = self.options.on(Lever::Repair);
+        if hints
+            && status == StepStatus::Unparsable
             && let Some(diagnostic) = &ran.outcome.error
             && let Some(hint) =
                 repair::usage_hint(self.shell.session().engine_state(), pipeline, diagnostic)
         {
             observed.push('\n');
             observed.push_str(&hint);
-        } else if status == StepStatus::Failed
+        } else if hints
+            && status == StepStatus::Failed
             && let Some(diagnostic) = &ran.outcome.error
             && let Some(shape) = self.data_shape(pipeline, Some(diagnostic), cancel)
         {
             // What to write instead comes first: a small model reads the
             // top of a long error.
             observed = format!("{shape}\n{observed}");
-        } else if status == StepStatus::Failed
+        } else if hints
+            && status == StepStatus::Failed
             && let Some(diagnostic) = &ran.outcome.error
             && let Some(hint) = repair::failure_hint(pipeline, diagnostic)
         {
             observed.push('\n');
             observed.push_str(&hint);
         }
-        if matches!(status, StepStatus::Unparsable | StepStatus::Failed)
+        if hints
+            && matches!(status, StepStatus::Unparsable | StepStatus::Failed)
             && let Some(hint) =
                 repair::per_group_hint(pipeline).or_else(|| repair::fields_of_lines_hint(pipeline))
         {
             observed.push('\n');
             observed.push_str(&hint);
-        } else if status == StepStatus::Ok
+        } else if hints
+            && status == StepStatus::Ok
             && let Some(note) = repair::result_note(
                 pipeline,
                 &ran.outcome.value,
@@ -1782,13 +1896,15 @@ impl Agent {
         {
             observed.push('\n');
             observed.push_str(&note);
-        } else if status == StepStatus::Ok
+        } else if hints
+            && status == StepStatus::Ok
             && found_nothing
             && let Some(hint) = repository::file_history_hint(pipeline, &ran.outcome.cwd)
         {
             observed.push('\n');
             observed.push_str(&hint);
-        } else if status == StepStatus::Ok
+        } else if hints
+            && status == StepStatus::Ok
             // Only a read: a change gives nothing by design (`each { rm
             // $in.name }` gives an empty list for the files it removed).
             && found_nothing
@@ -1796,7 +1912,8 @@ impl Agent {
         {
             observed.push('\n');
             observed.push_str(&note);
-        } else if status == StepStatus::Ok
+        } else if hints
+            && status == StepStatus::Ok
             && found_nothing
             && let Some(shape) = self.data_shape(pipeline, None, cancel)
         {
@@ -1880,6 +1997,16 @@ impl Agent {
 const EXIT_IS_NO_STEP: &str = "Not run: there is no shell to exit. A task ends with `answer`: call it now with what you found, or what you could not do and why.";
 
 /// Whether `pipeline` only ends the shell (`exit`, `exit 0`, `quit`).
+/// Whether `request` asks for work in the background ("run it in the
+/// background", "as a job").
+fn asks_for_background(request: &str) -> bool {
+    let request = request.to_lowercase();
+    request.contains("background")
+        || request
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|word| word == "job" || word == "jobs")
+}
+
 fn is_exit(pipeline: &str) -> bool {
     let words: Vec<&str> = pipeline
         .trim()
@@ -1957,6 +2084,16 @@ fn nu_call(pipeline: &str) -> crate::llm::ToolCall {
         name: NU_TOOL.to_string(),
         arguments,
     }
+}
+
+/// `call` with `pipeline` for its pipeline.
+fn with_pipeline(call: &crate::llm::ToolCall, pipeline: &str) -> crate::llm::ToolCall {
+    let mut call = call.clone();
+    call.arguments.insert(
+        crate::agent::PIPELINE_ARGUMENT.to_string(),
+        serde_json::Value::String(pipeline.to_string()),
+    );
+    call
 }
 
 /// Most exact fixes one step runs in a row, each after the last failed
@@ -2037,6 +2174,20 @@ fn hollow_answer(text: &str) -> bool {
 }
 
 /// Nothing, or an empty list.
+/// A result that is one short value (a number, a size, a word), as text.
+fn one_value(value: &Value) -> Option<String> {
+    let text = match value {
+        Value::Int { .. }
+        | Value::Float { .. }
+        | Value::Filesize { .. }
+        | Value::Duration { .. }
+        | Value::Bool { .. }
+        | Value::String { .. } => value.to_abbreviated_string(&nu_protocol::Config::default()),
+        _ => return None,
+    };
+    (!text.is_empty() && text.len() <= 80 && !text.contains('\n')).then_some(text)
+}
+
 fn is_empty(value: &Value) -> bool {
     match value {
         Value::Nothing { .. } => true,

@@ -184,6 +184,11 @@ pub fn system_prompt(kind: PromptKind, context: &str) -> String {
 
 /// The user's request with the data piped into the command rendered after
 /// it (within `tokens`), as the model sees a result.
+/// `prompt` (a [`system_prompt`]) without its worked example episode.
+pub fn without_example(prompt: &str) -> String {
+    prompt.replacen(&format!("\n\n{EXAMPLE}"), "", 1)
+}
+
 pub fn request_with_input(
     request: &str,
     input: Option<&nu_protocol::Value>,

@@ -42,6 +42,10 @@ const NUSHELL_FORMS: &[(&str, &str)] = &[
     ("set", "`let name = value`"),
     ("export", "`$env.NAME = 'value'`"),
     ("echo", "the value itself (`'text'`), or `print`"),
+    (
+        "nu",
+        "the pipeline itself: this tool runs Nushell already (`nu -c 'ls'` is `ls`)",
+    ),
     ("printf", "a string `$\"($x) items\"`"),
     (
         "cat",

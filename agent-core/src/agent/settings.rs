@@ -247,6 +247,7 @@ impl super::AgentOptions {
             observe: crate::observe::ObserveMode::Compact,
             pipeline_grammar: agent.pipeline_grammar,
             read_named_files: agent.read_named_files,
+            levers: super::Levers::default(),
         }
     }
 }

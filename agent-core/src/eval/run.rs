@@ -16,8 +16,8 @@ use nu_protocol::{Record, Span, Value};
 use super::{Approve, Fixture, Task, TaskResult, step_records};
 use crate::{
     agent::{
-        Agent, AgentEvent, AgentOptions, BackgroundRunner, Ending, EventSink, PromptKind,
-        StepStatus, system_prompt,
+        Agent, AgentEvent, AgentOptions, BackgroundRunner, Ending, EventSink, Lever, Levers,
+        PromptKind, StepStatus, system_prompt, without_example,
     },
     config::AgentConfig,
     context::{DEFAULT_TOOLS, system_context},
@@ -57,6 +57,8 @@ pub struct EvalRun {
     /// Wall-clock limit of one task's agent run; past it the task is
     /// cancelled and fails as timed out.
     pub task_timeout: Duration,
+    /// The parts of the loop switched off for this run (to measure them).
+    pub levers: Levers,
 }
 
 impl EvalRun {
@@ -110,7 +112,8 @@ impl EvalRun {
                 return result;
             }
         };
-        let mut agent_options = AgentOptions::from_config(&self.config, PromptKind::Task);
+        let mut agent_options =
+            AgentOptions::from_config(&self.config, PromptKind::Task).without(self.levers.clone());
         agent_options.observe = self.observe;
         if let Some(steps) = task.max_steps.or(self.max_steps) {
             agent_options.max_steps = steps.max(1);
@@ -122,6 +125,10 @@ impl EvalRun {
             .clone()
             .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|t| t.to_string()).collect());
         let context = system_context(&tools, false).prompt_text(&work);
+        let mut prompt = system_prompt(PromptKind::Task, &context);
+        if !self.levers.on(Lever::Example) {
+            prompt = without_example(&prompt);
+        }
         let events: Arc<Mutex<Vec<AgentEvent>>> = Arc::default();
         let collected = events.clone();
         let sink: EventSink = Arc::new(move |event: &AgentEvent| {
@@ -131,13 +138,7 @@ impl EvalRun {
                 .unwrap_or_else(|p| p.into_inner())
                 .push(event.clone());
         });
-        let mut agent = Agent::new(
-            backend,
-            shell,
-            agent_options,
-            system_prompt(PromptKind::Task, &context),
-            sink,
-        );
+        let mut agent = Agent::new(backend, shell, agent_options, prompt, sink);
         if let Some(factory) = &self.jobs {
             let state = fixture.state();
             let env = TaskEnv {

@@ -178,6 +178,12 @@ enum Command {
         /// `agent.pipeline_grammar: false`.
         #[arg(long)]
         no_pipeline_grammar: bool,
+        /// Switch off one part of the loop, to measure what it does
+        /// (repeatable): pipeline-grammar, named-files, example,
+        /// translation, repair, resample, show-as-ran, feed, scope,
+        /// answer-checks.
+        #[arg(long, value_name = "LEVER", value_parser = agent_core::agent::Lever::from_name)]
+        without: Vec<agent_core::agent::Lever>,
         /// Replay each task's `wrong` transcript (scripted): every check
         /// must reject it.
         #[arg(long)]
@@ -551,6 +557,7 @@ fn main() -> ExitCode {
             max_steps,
             no_grammar,
             no_pipeline_grammar,
+            without,
             wrong,
             keep,
             task_timeout,
@@ -571,6 +578,7 @@ fn main() -> ExitCode {
                 max_steps,
                 no_grammar,
                 no_pipeline_grammar,
+                without,
                 keep,
                 task_timeout,
             };

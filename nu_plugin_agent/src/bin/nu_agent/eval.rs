@@ -10,7 +10,7 @@ use std::{
 };
 
 use agent_core::{
-    agent::{AgentEvent, BackgroundRunner},
+    agent::{AgentEvent, BackgroundRunner, Lever, Levers},
     config::AgentConfig,
     eval::{EvalRun, Fixture, JobRunnerFactory, SharedBackend, Task, TaskEnv, TaskResult, Totals},
     jobs::{JobManager, JobStore},
@@ -50,6 +50,8 @@ pub struct EvalArgs {
     pub no_grammar: bool,
     /// `agent.pipeline_grammar: false` for this run.
     pub no_pipeline_grammar: bool,
+    /// The parts of the loop switched off for this run.
+    pub without: Vec<Lever>,
     pub keep: bool,
     pub task_timeout: std::time::Duration,
 }
@@ -97,9 +99,13 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         None => "scripted".to_string(),
     };
     config.agent.history = false;
+    let mut off = args.without.clone();
     if args.no_pipeline_grammar {
-        config.agent.pipeline_grammar = false;
+        off.push(Lever::PipelineGrammar);
     }
+    let levers = Levers::without(off);
+    config.agent.pipeline_grammar &= levers.on(Lever::PipelineGrammar);
+    config.agent.read_named_files &= levers.on(Lever::NamedFiles);
     let run = EvalRun {
         config: config.clone(),
         observe: args.observe,
@@ -107,6 +113,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         worker_exe: crate::common::worker_exe(),
         jobs: Some(job_runners(config.agent.jobs.max_running)),
         task_timeout: args.task_timeout,
+        levers: levers.clone(),
     };
     let progress = Progress::new(files.len() * args.repeat.max(1));
     let mut results = Vec::new();
@@ -165,6 +172,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         "grammar": !args.no_grammar,
         "pipeline_grammar": config.agent.pipeline_grammar && !args.no_grammar,
         "read_named_files": config.agent.read_named_files,
+        "without": levers.off().iter().map(|lever| lever.name()).collect::<Vec<_>>(),
         "transcript": if args.wrong { "wrong" } else { "script" },
         "skipped": skipped,
     });

@@ -1,0 +1,118 @@
+//! Whether a reply only says back what the model was sent: a small model
+//! with nothing of its own to say copies the loop's instructions ("The last
+//! step. Call answer now."), a note it was given (without its backticks),
+//! or the shape line of a result ("list: 0 items (nothing)").
+
+/// Words in a row a reply shares with the loop's own words to be taken as
+/// their echo ("the last step call answer now").
+pub const WORD_RUN: usize = 6;
+
+/// Whether `said` holds [`WORD_RUN`] words in a row of `sent`, compared
+/// as words: case, backticks and punctuation aside.
+pub fn repeats_words(said: &str, sent: &str) -> bool {
+    let said = words(said);
+    let sent = words(sent);
+    said.len() >= WORD_RUN
+        && said
+            .windows(WORD_RUN)
+            .any(|run| sent.windows(WORD_RUN).any(|other| other == run))
+}
+
+/// The part of a tool result the loop wrote: the notes before the result
+/// itself (`$out.N` and what follows is the data a reply may quote).
+pub fn loop_notes(result: &str) -> &str {
+    let data_at = result
+        .match_indices("$out.")
+        .map(|(at, _)| at)
+        .find(|at| *at == 0 || result[..*at].ends_with('\n'));
+    &result[..data_at.unwrap_or(result.len())]
+}
+
+/// Whether `text` starts with the shape line of a result as the model
+/// reads it (`table: 3 rows × 4 columns`, `list: 0 items (nothing)`, with
+/// or without its `table:`/`list:`), which says nothing to a user.
+pub fn is_shape_line(text: &str) -> bool {
+    let line = text.trim_start().lines().next().unwrap_or_default().trim();
+    let line = line
+        .strip_prefix("table:")
+        .or_else(|| line.strip_prefix("list:"))
+        .unwrap_or(line)
+        .trim_start();
+    let Some((count, rest)) = line.split_once(' ') else {
+        return false;
+    };
+    count.parse::<u64>().is_ok()
+        && (rest.starts_with("items (")
+            || rest.starts_with("rows × ") && rest.split_whitespace().nth(3) == Some("columns"))
+}
+
+/// `text` as lowercase words, without the punctuation around them.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || c == '`')
+        .map(|word| {
+            word.trim_matches(|c: char| !c.is_alphanumeric() && c != '$')
+                .to_lowercase()
+        })
+        .filter(|word| !word.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instruction_said_back_in_other_punctuation_is_an_echo() {
+        let sent = "This is the last step. Call `answer` now: what you found, or what you could not do and why.";
+        assert!(repeats_words("The last step. Call answer now.", sent));
+        assert!(repeats_words(
+            "The last step. Call `nu` now: what you found, or what you could not do and why.",
+            sent
+        ));
+        let note = "Not run: there is no shell to exit. A task ends with `answer`: call it now.";
+        assert!(repeats_words(
+            "No shell to exit. A task ends with answer: call it now.",
+            note
+        ));
+        // An answer sharing a few words is no echo.
+        assert!(!repeats_words(
+            "I did not do it: the last step failed.",
+            sent
+        ));
+        assert!(!repeats_words("3 files", sent));
+    }
+
+    #[test]
+    fn the_loops_notes_end_where_the_result_starts() {
+        assert_eq!(
+            loop_notes("In Nushell `30days` is `30day`; it ran as `x`.\n$out.0\n3"),
+            "In Nushell `30days` is `30day`; it ran as `x`.\n"
+        );
+        assert_eq!(loop_notes("$out.2\nlist: 1 items (str)"), "");
+        assert_eq!(
+            loop_notes("Not run: `length` takes input (see $out.0)."),
+            "Not run: `length` takes input (see $out.0)."
+        );
+    }
+
+    #[test]
+    fn a_results_shape_line_is_known_as_it_was_shown_or_cut() {
+        for text in [
+            "list: 0 items (nothing)",
+            "1 items (str)",
+            "0 rows × 4 columns",
+            "table: 8 rows × 4 columns\nhash:str|author:str",
+            "2 items (str) city fahrenheit",
+        ] {
+            assert!(is_shape_line(text), "{text}");
+        }
+        for text in [
+            "3 files are larger than 10 kB",
+            "2 items are left",
+            "The table has 3 rows.",
+            "42",
+        ] {
+            assert!(!is_shape_line(text), "{text}");
+        }
+    }
+}

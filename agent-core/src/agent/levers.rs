@@ -1,0 +1,142 @@
+//! The parts of the loop that help a small model, each of which can be
+//! switched off on its own to measure what it does (`nu-agent eval
+//! --without LEVER`). Everything is on in `ask`; a lever switched off
+//! leaves the loop as it was without it, the harness (policy, sandbox,
+//! step limit) untouched.
+
+use std::fmt;
+
+/// One part of the loop that can be switched off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lever {
+    /// The `nu` tool's pipeline held to Nushell's shape, each element
+    /// starting with a command or program here (`agent.pipeline_grammar`).
+    PipelineGrammar,
+    /// The files a request names read first and their shape told with it
+    /// (`agent.read_named_files`).
+    NamedFiles,
+    /// The prompt's worked example episode (request → pipeline → result →
+    /// answer).
+    Example,
+    /// Almost-Nushell (`30days`), bash in Nushell (`cat f | wc -l`) and
+    /// plain POSIX pipelines run as their exact Nushell form or as the
+    /// programs.
+    Translation,
+    /// A step failing on an error with an exact fix runs fixed; errors and
+    /// empty results carry a hint (the command's usage, the data's shape,
+    /// where the rows went).
+    Repair,
+    /// A turn repeating an earlier call, or writing a pipeline that cannot
+    /// run, is sampled again, steered away from it.
+    Resample,
+    /// The call that ran in another form is shown in that form in the
+    /// conversation the model reads next.
+    ShowAsRan,
+    /// A filter given no input after a result runs on that result, and a
+    /// whole earlier read goes on from its `$out`.
+    Feed,
+    /// A listing is kept to the kinds of file the request names, and
+    /// "which …" is answered with the rows, not their count.
+    Scope,
+    /// Answers are checked before they reach the user: echoes of a message,
+    /// a change no step made, a stop left unsaid, facts no result shows.
+    AnswerChecks,
+}
+
+impl Lever {
+    /// Every lever, in the order of the eval's rows.
+    pub const ALL: [Lever; 10] = [
+        Lever::PipelineGrammar,
+        Lever::NamedFiles,
+        Lever::Example,
+        Lever::Translation,
+        Lever::Repair,
+        Lever::Resample,
+        Lever::ShowAsRan,
+        Lever::Feed,
+        Lever::Scope,
+        Lever::AnswerChecks,
+    ];
+
+    /// The lever's name on the command line (`show-as-ran`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Lever::PipelineGrammar => "pipeline-grammar",
+            Lever::NamedFiles => "named-files",
+            Lever::Example => "example",
+            Lever::Translation => "translation",
+            Lever::Repair => "repair",
+            Lever::Resample => "resample",
+            Lever::ShowAsRan => "show-as-ran",
+            Lever::Feed => "feed",
+            Lever::Scope => "scope",
+            Lever::AnswerChecks => "answer-checks",
+        }
+    }
+
+    /// The lever named `name`.
+    pub fn from_name(name: &str) -> Result<Lever, String> {
+        Lever::ALL
+            .into_iter()
+            .find(|lever| lever.name() == name.trim())
+            .ok_or_else(|| {
+                let names: Vec<&str> = Lever::ALL.iter().map(|l| l.name()).collect();
+                format!("no lever `{name}`; the levers: {}", names.join(", "))
+            })
+    }
+}
+
+impl fmt::Display for Lever {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The levers switched off (none by default).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Levers {
+    off: Vec<Lever>,
+}
+
+impl Levers {
+    /// Every lever on but `off`.
+    pub fn without(off: impl IntoIterator<Item = Lever>) -> Levers {
+        let mut off: Vec<Lever> = off.into_iter().collect();
+        off.sort_unstable();
+        off.dedup();
+        Levers { off }
+    }
+
+    /// Whether `lever` is on.
+    pub fn on(&self, lever: Lever) -> bool {
+        !self.off.contains(&lever)
+    }
+
+    /// The levers switched off, in order.
+    pub fn off(&self) -> &[Lever] {
+        &self.off
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lever_is_found_by_its_name() {
+        for lever in Lever::ALL {
+            assert_eq!(Lever::from_name(lever.name()), Ok(lever));
+        }
+        let error = Lever::from_name("grammar").unwrap_err();
+        assert!(error.contains("pipeline-grammar"), "{error}");
+    }
+
+    #[test]
+    fn only_the_levers_switched_off_are_off() {
+        let levers = Levers::without([Lever::Feed, Lever::Repair, Lever::Feed]);
+        assert_eq!(levers.off(), &[Lever::Repair, Lever::Feed]);
+        assert!(!levers.on(Lever::Feed));
+        assert!(levers.on(Lever::Translation));
+        assert!(Levers::default().on(Lever::Feed));
+    }
+}
