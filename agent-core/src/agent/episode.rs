@@ -64,6 +64,9 @@ const UNRUNNABLE_TEMPERATURES: [f32; 1] = [0.0];
 const ECHO_MIN_CHARS: usize = 12;
 /// …and of a longer message it starts.
 const ECHO_PREFIX_MIN_CHARS: usize = 40;
+/// The repair of a hollow answer with no turn left to ask again in.
+const HOLLOW_ON_THE_LAST_STEP: &str =
+    "an answer with nothing after its colon on the last step; the steps' own outcome is the answer";
 /// How long a step the model alone sent to the background runs here
 /// before it goes on as a job.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(10);
@@ -696,6 +699,13 @@ impl Agent {
                     ));
                     continue;
                 }
+                if checks && last_step && self.echoes_a_message(&text) {
+                    self.emit(AgentEvent::Repaired {
+                        step,
+                        message: "the reply repeated a message it was sent; the steps' own outcome is the answer".into(),
+                    });
+                    return self.outcome_answer(last_stop.as_deref(), last_result);
+                }
                 if checks && self.echoes_a_message(&text) {
                     self.emit(AgentEvent::Repaired {
                         step,
@@ -711,6 +721,13 @@ impl Agent {
                 let table_came = last_result
                     .and_then(|n| self.shell.out(n))
                     .is_some_and(|value| is_table(&value));
+                if checks && hollow_answer(&text) && !table_came && last_step {
+                    self.emit(AgentEvent::Repaired {
+                        step,
+                        message: HOLLOW_ON_THE_LAST_STEP.into(),
+                    });
+                    return self.outcome_answer(last_stop.as_deref(), last_result);
+                }
                 if checks && hollow_answer(&text) && !table_came {
                     self.emit(AgentEvent::Repaired {
                         step,
@@ -974,16 +991,24 @@ impl Agent {
                     }
                     Action::Answer { text, .. }
                         if checks
-                            && (echo_told || (last_stop.is_some() && last_result.is_none()))
+                            && (echo_told
+                                || last_step
+                                || (last_stop.is_some() && last_result.is_none()))
                             && self.echoes_a_message(&text) =>
                     {
-                        // Told once already, or saying back what stopped
-                        // the last step (asked again, a small model says it
-                        // again): the answer is what the steps themselves
-                        // show.
+                        // Told once already, on the last step (no turn is
+                        // left to ask again in), or saying back what
+                        // stopped the last step (asked again, a small model
+                        // says it again): the answer is what the steps
+                        // themselves show.
                         self.emit(AgentEvent::Repaired {
                             step,
-                            message: "the answer repeated a message again; the steps' own outcome is the answer".into(),
+                            message: if echo_told {
+                                "the answer repeated a message again; the steps' own outcome is the answer"
+                            } else {
+                                "the answer repeated a message it was sent; the steps' own outcome is the answer"
+                            }
+                            .into(),
                         });
                         return self.outcome_answer(last_stop.as_deref(), last_result);
                     }
@@ -1065,6 +1090,13 @@ impl Agent {
                                 .and_then(|n| self.shell.out(n))
                                 .is_some_and(|value| is_table(&value)) =>
                     {
+                        if last_step {
+                            self.emit(AgentEvent::Repaired {
+                                step,
+                                message: HOLLOW_ON_THE_LAST_STEP.into(),
+                            });
+                            return self.outcome_answer(last_stop.as_deref(), last_result);
+                        }
                         self.emit(AgentEvent::Repaired {
                             step,
                             message: "an answer with nothing after its colon; asked again".into(),

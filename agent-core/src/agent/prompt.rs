@@ -112,15 +112,26 @@ fn looks_like_a_file_name(word: &str) -> bool {
 }
 
 /// Whether `text` is the answer of the prompt's example episode ("3 lines
-/// of notes.txt mention TODO."): a small model with nothing of its own
-/// to say copies it.
+/// of notes.txt mention TODO."), or its start of at least
+/// [`EXAMPLE_ANSWER_START`] words ("3 lines of notes.txt"): a small model
+/// with nothing of its own to say copies it.
 pub fn is_example_answer(text: &str) -> bool {
     let example = EXAMPLE
         .split("answer {\"text\": \"")
         .nth(1)
         .and_then(|rest| rest.split('"').next());
-    example.is_some_and(|example| words(text) == words(example))
+    example.is_some_and(|example| {
+        let said = words(text);
+        let example = words(example);
+        said == example
+            || (said.split(' ').count() >= EXAMPLE_ANSWER_START
+                && example.starts_with(&said)
+                && example[said.len()..].starts_with(' '))
+    })
 }
+
+/// The fewest words of the example answer's start taken as its copy.
+const EXAMPLE_ANSWER_START: usize = 4;
 
 /// Every piece of Nushell the prompt shows (the bash side of its
 /// `bash -> nu` pairs left out), the example episode's pipeline last.
@@ -217,6 +228,15 @@ Input (piped in):
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_example_answer_or_its_start_is_a_copy() {
+        assert!(is_example_answer("3 lines of notes.txt mention TODO."));
+        assert!(is_example_answer("3 lines of notes.txt"));
+        assert!(!is_example_answer("3 lines"));
+        assert!(!is_example_answer("3 lines of notes.txt are empty"));
+        assert!(!is_example_answer("3 lines of notes"));
+    }
 
     #[test]
     fn an_example_copied_on_files_that_are_not_here_is_known() {
