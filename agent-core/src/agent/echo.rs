@@ -7,11 +7,13 @@
 /// their echo ("the last step call answer now").
 pub const WORD_RUN: usize = 6;
 
-/// Whether `said` holds [`WORD_RUN`] words in a row of `sent`, compared
-/// as words: case, backticks and punctuation aside.
+/// Whether `said` holds [`WORD_RUN`] words in a row of the prose of
+/// `sent`, compared as words: case, backticks and punctuation aside. The
+/// code `sent` quotes (`` `ls | length` ``, a span with a space) is not
+/// its prose: an answer may well name the pipeline that found it.
 pub fn repeats_words(said: &str, sent: &str) -> bool {
     let said = words(said);
-    let sent = words(sent);
+    let sent = words(&without_code(sent));
     said.len() >= WORD_RUN
         && said
             .windows(WORD_RUN)
@@ -46,6 +48,17 @@ pub fn is_shape_line(text: &str) -> bool {
             || rest.starts_with("rows × ") && rest.split_whitespace().nth(3) == Some("columns"))
 }
 
+/// `text` without its spans of code (backticked, holding a space);
+/// a one-word span (`` `answer` ``) stays, as a word.
+fn without_code(text: &str) -> String {
+    text.split('`')
+        .enumerate()
+        .filter(|(i, part)| i % 2 == 0 || !part.contains(char::is_whitespace))
+        .map(|(_, part)| part)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `text` as lowercase words, without the punctuation around them.
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| c.is_whitespace() || c == '`')
@@ -73,6 +86,11 @@ mod tests {
         assert!(repeats_words(
             "No shell to exit. A task ends with answer: call it now.",
             note
+        ));
+        // An answer naming the pipeline a note quotes is no echo.
+        assert!(!repeats_words(
+            "I ran open app.log | lines | where $it =~ 'ERROR' | length: 7 lines.",
+            "A count gives only how many; it ran as `open app.log | lines | where $it =~ 'ERROR' | length`."
         ));
         // An answer sharing a few words is no echo.
         assert!(!repeats_words(
