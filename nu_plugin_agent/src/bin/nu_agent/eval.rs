@@ -103,9 +103,8 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
     if args.no_pipeline_grammar {
         off.push(Lever::PipelineGrammar);
     }
+    // Each task's options are switched by `AgentOptions::without`.
     let levers = Levers::without(off);
-    config.agent.pipeline_grammar &= levers.on(Lever::PipelineGrammar);
-    config.agent.read_named_files &= levers.on(Lever::NamedFiles);
     let run = EvalRun {
         config: config.clone(),
         observe: args.observe,
@@ -170,8 +169,10 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         "model": model,
         "observe": args.observe.as_str(),
         "grammar": !args.no_grammar,
-        "pipeline_grammar": config.agent.pipeline_grammar && !args.no_grammar,
-        "read_named_files": config.agent.read_named_files,
+        "pipeline_grammar": config.agent.pipeline_grammar
+            && levers.on(Lever::PipelineGrammar)
+            && !args.no_grammar,
+        "read_named_files": config.agent.read_named_files && levers.on(Lever::NamedFiles),
         "without": levers.off().iter().map(|lever| lever.name()).collect::<Vec<_>>(),
         "transcript": if args.wrong { "wrong" } else { "script" },
         "skipped": skipped,
