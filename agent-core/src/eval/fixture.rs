@@ -23,9 +23,7 @@ impl Fixture {
     /// A fresh root with `work`, `home` and `state`, and the task at `path`
     /// read into its session as `$task`.
     pub fn new(path: &Path) -> Result<(Fixture, Task), EvalError> {
-        let root = tempfile::Builder::new()
-            .prefix("nu-agent-eval-")
-            .tempdir()?;
+        let root = task_root(path)?;
         for dir in ["work", "home", "state"] {
             std::fs::create_dir(root.path().join(dir))?;
         }
@@ -180,6 +178,33 @@ fn run_ok(session: &mut Session, source: &str) -> Result<Value, String> {
     }
 }
 
+/// The temp root for the task at `path`: `<temp>/nu-agent-eval/<task>`, a
+/// name that is the same in every run, so a greedy model sees the same
+/// paths and runs compare task by task across commits; where that name is
+/// taken (a run beside this one, a kept root), a random name beside it.
+fn task_root(path: &Path) -> std::io::Result<tempfile::TempDir> {
+    let task = path
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "task".into());
+    let parent = std::env::temp_dir().join("nu-agent-eval");
+    if std::fs::create_dir_all(&parent).is_err() {
+        return tempfile::Builder::new()
+            .prefix("nu-agent-eval-")
+            .tempdir();
+    }
+    let stable = tempfile::Builder::new()
+        .prefix(&task)
+        .rand_bytes(0)
+        .tempdir_in(&parent);
+    match stable {
+        Ok(root) => Ok(root),
+        Err(_) => tempfile::Builder::new()
+            .prefix(&format!("{task}-"))
+            .tempdir_in(&parent),
+    }
+}
+
 /// The process's environment with HOME and the XDG dirs moved into `root`,
 /// so nothing a task does reaches the real home.
 fn task_env(root: &Path) -> Vec<(String, Value)> {
@@ -204,4 +229,24 @@ fn task_env(root: &Path) -> Vec<(String, Value)> {
             .map(|(name, path)| (name.to_string(), string(path.display().to_string()))),
     );
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_root_has_the_same_name_each_run_and_a_random_one_when_taken() {
+        let task = PathBuf::from(format!("tasks/root-name-{}.nu", std::process::id()));
+        let first = task_root(&task).unwrap();
+        let name = first.path().file_name().unwrap().to_owned();
+        assert_eq!(name, format!("root-name-{}", std::process::id()).as_str());
+        let beside = task_root(&task).unwrap();
+        assert_ne!(beside.path(), first.path());
+        assert!(beside.path().starts_with(first.path().parent().unwrap()));
+        let path = first.path().to_owned();
+        drop(first);
+        let again = task_root(&task).unwrap();
+        assert_eq!(again.path(), path);
+    }
 }
