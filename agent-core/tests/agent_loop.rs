@@ -401,6 +401,8 @@ fn a_last_answer_with_an_address_no_result_shows_is_replaced() {
         text.starts_with("This is what the last step found"),
         "{text}"
     );
+    // The steps' account shows what the small table holds.
+    assert!(text.ends_with("\nip: 10.0.0.7"), "{text}");
     assert!(
         repaired.iter().any(|r| r.contains("contradicts the steps")),
         "{repaired:?}"

@@ -1205,7 +1205,10 @@ impl Agent {
             return Ending::Answered {
                 text: match one_value(&value) {
                     Some(value) => format!("The last step found {value} ($out.{n})."),
-                    None => format!("This is what the last step found ($out.{n})."),
+                    None => with_what_it_holds(
+                        format!("This is what the last step found ($out.{n})."),
+                        &value,
+                    ),
                 },
                 data: Some(value),
             };
@@ -2235,6 +2238,15 @@ fn with_row_names(text: String, value: &Value) -> String {
     match grounding::rows_unnamed(&text, value) {
         Some(names) => format!("{}\n{names}", text.trim_end()),
         None => text,
+    }
+}
+
+/// `text`, an answer that only points at `value`, with what a small
+/// `value` holds: its rows' names, or its lines of text.
+fn with_what_it_holds(text: String, value: &Value) -> String {
+    match grounding::lines_unquoted(&text, value) {
+        Some(lines) => format!("{text}\n{lines}"),
+        None => with_row_names(text, value),
     }
 }
 

@@ -97,6 +97,29 @@ pub fn rows_unnamed(answer: &str, table: &nu_protocol::Value) -> Option<String> 
     (!names.is_empty() && !named).then(|| format!("{column}: {}", names.join(", ")))
 }
 
+/// The lines of a short list of text (`git log … | lines`, at most
+/// [`MAX_NAMED_ROWS`], none longer than [`MAX_QUOTED_LINE`] characters),
+/// one per line, for an answer that quotes none of them: what a step found,
+/// shown where the answer only points at it. `None` for any other value.
+pub fn lines_unquoted(answer: &str, list: &nu_protocol::Value) -> Option<String> {
+    let items = list.as_list().ok()?;
+    if items.is_empty() || items.len() > MAX_NAMED_ROWS {
+        return None;
+    }
+    let lines: Vec<&str> = items
+        .iter()
+        .map(|item| item.as_str().ok().map(str::trim))
+        .collect::<Option<_>>()?;
+    let fits = lines
+        .iter()
+        .all(|line| !line.is_empty() && line.chars().count() <= MAX_QUOTED_LINE);
+    let quoted = lines.iter().any(|line| answer.contains(line));
+    (fits && !quoted).then(|| lines.join("\n"))
+}
+
+/// The longest line [`lines_unquoted`] shows.
+const MAX_QUOTED_LINE: usize = 160;
+
 /// Whether `answer` says something was not done (`not`, `n't`, `cannot`,
 /// `unable`, `refused`, `denied`, `blocked`, `declined`): what an answer
 /// must say after the policy stopped a step.
@@ -375,5 +398,27 @@ mod tests {
             Span::test_data(),
         );
         assert_eq!(rows_unnamed("3", &numbers), None);
+    }
+
+    #[test]
+    fn a_short_list_of_lines_is_shown_where_the_answer_quotes_none() {
+        use nu_protocol::{Span, Value};
+        let list = |lines: &[&str]| {
+            Value::list(
+                lines.iter().map(|l| Value::test_string(*l)).collect(),
+                Span::test_data(),
+            )
+        };
+        let log = list(&["a1b2c3d|Bea Novak|Fix", "9f8e7d6|Ann Lee|Start"]);
+        assert_eq!(
+            lines_unquoted("This is what the last step found.", &log).as_deref(),
+            Some("a1b2c3d|Bea Novak|Fix\n9f8e7d6|Ann Lee|Start")
+        );
+        assert_eq!(lines_unquoted("a1b2c3d|Bea Novak|Fix", &log), None);
+        let many: Vec<String> = (0..11).map(|i| format!("line {i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(lines_unquoted("", &list(&many)), None);
+        assert_eq!(lines_unquoted("", &list(&[""])), None);
+        assert_eq!(lines_unquoted("", &Value::test_int(3)), None);
     }
 }

@@ -1,7 +1,8 @@
 //! The home directory, for a small model: a request about "my home
 //! directory" made elsewhere is told that `~` is it. A 1.5B model
 //! otherwise acts on the working directory (`ls | each { rm … }` for
-//! "delete every file in my home directory").
+//! "delete every file in my home directory"). The prompt itself names no
+//! `~`: a small model copies `ls ~` from it for any "here".
 
 /// How to reach the home directory, for a request that names it, made in
 /// `cwd` when that is not `home`.

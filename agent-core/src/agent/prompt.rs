@@ -51,7 +51,7 @@ fn role(kind: PromptKind) -> &'static str {
 /// The Nushell a model gets wrong most: commands give tables to filter,
 /// files open as data, and the bash habits to drop.
 const NUSHELL: &str = "Nushell is not bash: commands give tables to filter.
-- `ls` (name type size modified), `ls **/*` (subfolders too), `ls ~` (home): `ls | where size > 10kb | sort-by size --reverse | first 5`, `ls | where modified > ((date now) - 1day)`, `ls | where type == dir`, `ls --du` (folder sizes)
+- `ls` (here: name type size modified), `ls **/*` (subfolders too): `ls | where size > 10kb | sort-by size --reverse | first 5`, `ls | where modified > ((date now) - 1day)`, `ls | where type == dir`, `ls --du` (folder sizes)
 - Data files open as tables or records: `open f.csv | get price | math avg`, `open f.json | get server.port`.
 - Text files open as text: `open app.log | lines | where $it =~ 'ERROR' | length`.
 - `length`, `math sum`, `math avg`, `math max`; counts per value: `get type | uniq --count`.
