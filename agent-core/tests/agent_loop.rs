@@ -1380,6 +1380,28 @@ fn an_example_as_the_first_step_runs() {
     assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
 }
 
+/// A pipeline handed to a new `nu` runs as itself in the session (a `nu`
+/// on PATH would be a program the policy cannot see into).
+#[test]
+fn a_pipeline_handed_to_a_new_nu_runs_here() {
+    let mut ep = episode(
+        vec![nu("nu -c '[1 2 3] | length'"), answer("There are 3.")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent.run("how many items?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    let results = ep.tool_results();
+    assert!(
+        results[0].starts_with(
+            "In Nushell a pipeline runs here as it is: `nu -c 'ls'` is `ls`; it ran as `[1 2 3] | length`."
+        ),
+        "{}",
+        results[0]
+    );
+    assert_eq!(ep.shown_pipelines(), vec!["[1 2 3] | length"]);
+}
+
 #[test]
 fn durations_in_other_languages_units_run_in_nushells() {
     let mut ep = episode(

@@ -31,7 +31,10 @@
 //! - a listed file's size made from its contents (`size: (open $f.name |
 //!   length)`), which is its `size` column (`size: $f.size`);
 //! - folders kept by their `size` from an `ls` without `--du` (the size of
-//!   a folder's entry, never of what it holds).
+//!   a folder's entry, never of what it holds);
+//! - a pipeline handed to a new `nu` (`nu -c 'ls | length'`): the tool runs
+//!   Nushell already, so the pipeline runs as itself, here, under the same
+//!   policy (a new `nu` would be a program the policy cannot see into).
 //!
 //! Nothing here decides what may run: the fixed pipeline is judged by the
 //! policy as any other.
@@ -43,6 +46,10 @@ type Fix = fn(&str) -> Option<String>;
 /// Fixes of what parses but never means what it says, with the note the
 /// model reads for each.
 const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
+    (
+        without_nu_command,
+        "a pipeline runs here as it is: `nu -c 'ls'` is `ls`",
+    ),
     (map_as_each, "`map { … }` is `each { … }`"),
     (
         without_list_commas,
@@ -127,6 +134,23 @@ pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)>
         text = fixed;
     }
     (!notes.is_empty()).then_some((text, notes))
+}
+
+/// The pipeline of `nu -c '<pipeline>'` (or `^nu --commands "…"`), the
+/// whole step: one quoted string with no quote or escape of its kind
+/// inside. `None` for anything else.
+pub fn without_nu_command(pipeline: &str) -> Option<String> {
+    let text = pipeline.trim();
+    let rest = text.strip_prefix('^').unwrap_or(text).strip_prefix("nu")?;
+    let rest = rest.trim_start();
+    let rest = ["-c", "--commands"]
+        .iter()
+        .find_map(|flag| rest.strip_prefix(flag)?.strip_prefix(char::is_whitespace))?
+        .trim();
+    let quote = rest.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+    let inner = rest.strip_prefix(quote)?.strip_suffix(quote)?;
+    let plain = !inner.contains(quote) && !(quote == '"' && inner.contains('\\'));
+    (plain && !inner.trim().is_empty()).then(|| inner.trim().to_string())
 }
 
 /// The columns that hold file sizes in the tables of `ls`, `du` and `ps`.
@@ -1500,5 +1524,32 @@ mod tests {
         assert_eq!(fixed("ls | first 5"), None);
         // No exact Nushell duration: months and years stay.
         assert_eq!(fixed("(date now) - 1month"), None);
+    }
+
+    #[test]
+    fn a_pipeline_handed_to_a_new_nu_runs_as_itself() {
+        for (written, inner) in [
+            ("nu -c 'ls | length'", "ls | length"),
+            ("^nu --commands \"sys mem\"", "sys mem"),
+            ("  nu -c  'ps | first 3' ", "ps | first 3"),
+        ] {
+            assert_eq!(
+                without_nu_command(written).as_deref(),
+                Some(inner),
+                "{written}"
+            );
+        }
+        for other in [
+            "nu",
+            "nu script.nu",
+            "nu -c ls",
+            "nu -c 'ls' | length",
+            "nu -c \"echo \\\"x\\\"\"",
+            "nu -c ''",
+            "nushell -c 'ls'",
+            "nu-check -c 'ls'",
+        ] {
+            assert_eq!(without_nu_command(other), None, "{other}");
+        }
     }
 }

@@ -189,9 +189,7 @@ fn task_root(path: &Path) -> std::io::Result<tempfile::TempDir> {
         .unwrap_or_else(|| "task".into());
     let parent = std::env::temp_dir().join("nu-agent-eval");
     if std::fs::create_dir_all(&parent).is_err() {
-        return tempfile::Builder::new()
-            .prefix("nu-agent-eval-")
-            .tempdir();
+        return tempfile::Builder::new().prefix("nu-agent-eval-").tempdir();
     }
     let stable = tempfile::Builder::new()
         .prefix(&task)
