@@ -1533,6 +1533,30 @@ fn a_reply_that_repeats_a_message_it_was_sent_is_not_the_answer() {
     );
 }
 
+/// "find text files here" for "Find the text files here.": the request with
+/// words left out answers nothing, so the model is asked again.
+#[test]
+fn an_answer_that_is_the_request_in_fewer_words_is_not_the_answer() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where name =~ txt | select name"),
+            answer("find text files here"),
+            answer("The text files are a.txt and c.txt."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep
+        .agent
+        .run("Find the text files here.", &CancelToken::new());
+    let (text, _) = answered_table(ending);
+    assert_eq!(text, "The text files are a.txt and c.txt.");
+    assert_eq!(
+        ep.repaired(),
+        ["the answer repeated a message it was sent; asked again"]
+    );
+}
+
 #[test]
 fn an_answer_that_is_words_of_an_instruction_it_was_sent_is_not_the_answer() {
     let mut ep = episode(

@@ -1,7 +1,8 @@
 //! Whether a reply only says back what the model was sent: a small model
 //! with nothing of its own to say copies the loop's instructions ("The last
 //! step. Call answer now."), a note it was given (without its backticks),
-//! or the shape line of a result ("list: 0 items (nothing)").
+//! the shape line of a result ("list: 0 items (nothing)"), or the request
+//! itself in fewer words ("free space on /").
 
 /// Words in a row a reply shares with the loop's own words to be taken as
 /// their echo ("the last step call answer now").
@@ -18,6 +19,22 @@ pub fn repeats_words(said: &str, sent: &str) -> bool {
         && said
             .windows(WORD_RUN)
             .any(|run| sent.windows(WORD_RUN).any(|other| other == run))
+}
+
+/// Fewest words of an answer taken as the request said back (see
+/// [`restates`]): "Yes." or "None found." add their own words anyway.
+pub const RESTATED_WORDS: usize = 3;
+
+/// Whether `answer` (at least [`RESTATED_WORDS`] words) is the request
+/// with words left out: its words are the request's, in the request's
+/// order, case and punctuation aside ("find empty files in this
+/// directory" for "Find the empty files in this directory…"). An answer
+/// says something the request did not (a number, a name, a "no"), or
+/// says it in its own order ("x.txt is here" for "Is x.txt here?").
+pub fn restates(answer: &str, request: &str) -> bool {
+    let said = words(answer);
+    let mut asked = words(request).into_iter();
+    said.len() >= RESTATED_WORDS && said.iter().all(|word| asked.any(|other| other == *word))
 }
 
 /// The part of a tool result the loop wrote: the notes before the result
@@ -73,6 +90,28 @@ fn words(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_that_adds_no_word_to_the_request_restates_it() {
+        let request = "How much free space is left on the disk this directory is on?";
+        assert!(restates("free space on /", request));
+        assert!(restates("Free space left on the disk.", request));
+        assert!(!restates("12 GB free on /", request));
+        assert!(!restates("The disk has 12G left.", request));
+        assert!(!restates("free space", request));
+        let find = "Find the empty files in this directory and its subfolders.";
+        assert!(restates(
+            "find empty files in this directory and its subfolders",
+            find
+        ));
+        assert!(!restates("The empty files are a.txt and b/c.cfg.", find));
+        assert!(!restates(
+            "There are no empty files in this directory.",
+            find
+        ));
+        let yes = "Is there a file named notes.txt in this directory?";
+        assert!(!restates("notes.txt is in this directory", yes));
+    }
 
     #[test]
     fn an_instruction_said_back_in_other_punctuation_is_an_echo() {

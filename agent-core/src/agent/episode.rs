@@ -245,6 +245,8 @@ pub struct Agent {
     named_kinds: Vec<String>,
     /// The request asks for work in the background (a job).
     wants_background: bool,
+    /// The request being worked on, as the user wrote it.
+    request: String,
     /// What the loop told the model in its own words (see
     /// [`Agent::instruct`]).
     instructions: Vec<String>,
@@ -316,6 +318,7 @@ impl Agent {
             wants_which_ones: false,
             named_kinds: Vec::new(),
             wants_background: false,
+            request: String::new(),
             instructions: Vec::new(),
             background_on_its_own: false,
         }
@@ -527,6 +530,7 @@ impl Agent {
         self.wants_which_ones = repair::asks_which_ones(&request);
         self.named_kinds = scope::named_kinds(&request);
         self.wants_background = asks_for_background(&request);
+        self.request.clone_from(&request);
         // An answer was already sent back for facts no result shows.
         let mut grounding_asked = false;
         // The model was told this turn is for `answer` only.
@@ -1231,6 +1235,7 @@ impl Agent {
         if HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase))
             || prompt::is_example_answer(text)
             || echo::is_shape_line(text)
+            || echo::restates(text, &self.request)
         {
             return true;
         }
