@@ -1278,7 +1278,7 @@ fn an_example_copied_from_the_prompt_before_any_result_is_sampled_again() {
     let mut ep = episode(
         vec![
             // The prompt's own example, on a file that is not here.
-            nu("open f.csv | get price | math avg"),
+            nu("open f.csv | get score | math avg"),
             nu("ls | length"),
             answer("3 files."),
         ],
@@ -1300,7 +1300,7 @@ fn an_example_copied_from_the_prompt_after_results_is_not_run_and_answer_is_aske
         vec![
             nu("ls | where name ends-with '.txt' | length"),
             // The prompt's own example, on a file this task never named.
-            nu("open f.csv | get price | math avg"),
+            nu("open f.csv | get score | math avg"),
             answer("There are 2 text files."),
         ],
         Policy::default(),

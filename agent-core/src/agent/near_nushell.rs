@@ -113,7 +113,7 @@ pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)>
     apply(FIXES_OF_WHAT_PARSES, &mut text, &mut notes);
     if let Some((fixed, number)) = sizes_in_bytes(&text) {
         notes.push(format!(
-            "a file size compares with a size: `{number}b` (bytes), `10kb`, `1mb`"
+            "a file size compares with a size: `{number}b` (bytes), `4kb`, `2mb`"
         ));
         text = fixed;
     }

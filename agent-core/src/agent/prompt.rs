@@ -51,23 +51,25 @@ fn role(kind: PromptKind) -> &'static str {
 /// The Nushell a model gets wrong most: commands give tables to filter,
 /// files open as data, and the bash habits to drop.
 const NUSHELL: &str = "Nushell is not bash: commands give tables to filter.
-- `ls` (here: name type size modified), `ls **/*` (subfolders too): `ls | where size > 10kb | sort-by size --reverse | first 5`, `ls | where modified > ((date now) - 1day)`, `ls | where type == dir`, `ls --du` (folder sizes)
-- Data files open as tables or records: `open f.csv | get price | math avg`, `open f.json | get server.port`.
-- Text files open as text: `open app.log | lines | where $it =~ 'ERROR' | length`.
+- `ls` (here: name type size modified), `ls **/*` (subfolders too): `ls | where size > 1mb | sort-by size --reverse | first 3`, `ls | where modified > ((date now) - 2hr)`, `ls | where type == dir`, `ls --du` (folder sizes)
+- Data files open as tables or records: `open f.csv | get score | math avg`, `open f.json | get deploy.retries`.
+- Text files open as text: `open todo.md | lines | where $it =~ 'urgent'`.
 - `length`, `math sum`, `math avg`, `math max`; counts per value: `get type | uniq --count`.
 - A row per item: `ls *.csv | each {|f| {file: $f.name, rows: (open $f.name | length)} }`.
 - System: `ps` (pid name cpu mem), `sys cpu | length`, `sys mem`, `sys disks` (free space), `^ss -tln` (open ports).
 - Programs: `^git log --format='%h %an %s' | lines` (text).
-- Changes: `rm f`, `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.tmp | each { rm $in.name }`.
+- Changes: `rm f`, `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.swp | each { rm $in.name }`.
 - bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`.
 - `$out.N` holds step N's value; `let x = (ls)` keeps one for later steps as `$x`.
 - An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
 
-/// A whole short episode, to copy the form of.
-const EXAMPLE: &str = "Example: user: how many lines of notes.txt mention TODO?
--> nu {\"pipeline\": \"open notes.txt | lines | where $it =~ 'TODO' | length\", \"why\": \"count TODO lines\"}
+/// A whole short episode, to copy the form of. Its names and values, like
+/// every example's here, are in no evaluation task: a model that copies
+/// one copies a form, never a task's answer.
+const EXAMPLE: &str = "Example: user: how many lines of plan.md mention FIXME?
+-> nu {\"pipeline\": \"open plan.md | lines | where $it =~ 'FIXME' | length\", \"why\": \"count FIXME lines\"}
 <- 3
--> answer {\"text\": \"3 lines of notes.txt mention TODO.\"}";
+-> answer {\"text\": \"3 lines of plan.md mention FIXME.\"}";
 
 /// Whether `pipeline` is one of the prompt's example pipelines as it is
 /// written there: a whole pipeline (with a `|`) or a change
@@ -193,12 +195,13 @@ pub fn system_prompt(kind: PromptKind, context: &str) -> String {
     prompt
 }
 
-/// The user's request with the data piped into the command rendered after
-/// it (within `tokens`), as the model sees a result.
 /// `prompt` (a [`system_prompt`]) without its worked example episode.
 pub fn without_example(prompt: &str) -> String {
     prompt.replacen(&format!("\n\n{EXAMPLE}"), "", 1)
 }
+
+/// The user's request with the data piped into the command rendered after
+/// it (within `tokens`), as the model sees a result.
 
 pub fn request_with_input(
     request: &str,
@@ -231,34 +234,34 @@ mod tests {
 
     #[test]
     fn the_example_answer_or_its_start_is_a_copy() {
-        assert!(is_example_answer("3 lines of notes.txt mention TODO."));
-        assert!(is_example_answer("3 lines of notes.txt"));
+        assert!(is_example_answer("3 lines of plan.md mention FIXME."));
+        assert!(is_example_answer("3 lines of plan.md"));
         assert!(!is_example_answer("3 lines"));
-        assert!(!is_example_answer("3 lines of notes.txt are empty"));
-        assert!(!is_example_answer("3 lines of notes"));
+        assert!(!is_example_answer("3 lines of plan.md are empty"));
+        assert!(!is_example_answer("3 lines of plan"));
     }
 
     #[test]
     fn an_example_copied_on_files_that_are_not_here_is_known() {
         let dir = tempfile::tempdir().unwrap();
         assert!(is_example_on_missing_files(
-            "open f.csv | get price | math avg",
+            "open f.csv | get score | math avg",
             dir.path()
         ));
-        std::fs::write(dir.path().join("app.log"), "ERROR x\n").unwrap();
+        std::fs::write(dir.path().join("plan.md"), "FIXME x\n").unwrap();
         // The example's file is here: it may be the request's own step.
         assert!(!is_example_on_missing_files(
-            "open app.log | lines | where $it =~ 'ERROR' | length",
+            "open plan.md | lines | where $it =~ 'FIXME' | length",
             dir.path()
         ));
         // A glob names no one file.
         assert!(!is_example_on_missing_files(
-            "ls *.tmp | each { rm $in.name }",
+            "ls *.swp | each { rm $in.name }",
             dir.path()
         ));
         // Not an example.
         assert!(!is_example_on_missing_files(
-            "open g.csv | get price | math avg",
+            "open g.csv | get score | math avg",
             dir.path()
         ));
     }
@@ -274,21 +277,21 @@ mod tests {
 
     #[test]
     fn the_prompts_own_examples_are_known_as_copies() {
-        assert!(is_example("open f.csv | get price | math avg"));
+        assert!(is_example("open f.csv | get score | math avg"));
         assert!(is_example(
-            "ls | where size > 10kb  | sort-by size --reverse | first 5"
+            "ls | where size > 1mb  | sort-by size --reverse | first 3"
         ));
         assert!(is_example("rm f"));
         assert!(is_example(
-            "open notes.txt | lines | where $it =~ 'TODO' | length"
+            "open plan.md | lines | where $it =~ 'FIXME' | length"
         ));
         // The task's own pipelines, and bare commands, are not copies.
         assert!(!is_example("ls"));
         assert!(!is_example("sys mem"));
-        assert!(!is_example("open data.csv | get price | math avg"));
+        assert!(!is_example("open data.csv | get score | math avg"));
         assert!(!is_example("ls | where size > 1kb"));
         assert!(!is_example("rm old.txt"));
-        assert!(is_example_answer("3 lines of notes.txt  mention TODO."));
+        assert!(is_example_answer("3 lines of plan.md  mention FIXME."));
         assert!(!is_example_answer("3 lines of app.log mention ERROR."));
     }
 
@@ -299,7 +302,7 @@ mod tests {
         assert!(!examples.contains(&"a && b") && !examples.contains(&"cat f"));
         assert_eq!(
             examples.last(),
-            Some(&"open notes.txt | lines | where $it =~ 'TODO' | length")
+            Some(&"open plan.md | lines | where $it =~ 'FIXME' | length")
         );
     }
 

@@ -94,7 +94,7 @@ const NUSHELL_FORMS: &[(&str, &str)] = &[
     ("nproc", "`sys cpu | length`"),
     (
         "ls",
-        "Nushell's `ls` gives a table (name, type, size, modified): filter it with `where`, e.g. `ls | where modified > ((date now) - 1day)`, `ls **/* | where type == file`",
+        "Nushell's `ls` gives a table (name, type, size, modified): filter it with `where`, e.g. `ls | where modified > ((date now) - 2hr)`, `ls **/* | where type == file`",
     ),
     ("find", "`ls **/* | where name =~ 'x'` or `glob '**/*.rs'`"),
     ("sort", "`sort-by column` (`--reverse` for largest first)"),
@@ -577,7 +577,7 @@ pub fn bare_size_hint(pipeline: &str) -> Option<String> {
             && w[2].parse::<f64>().is_ok()
     })?;
     Some(format!(
-        "Note: `{}` is a file size and `{}` a plain number; they do not compare, so this result is wrong. Write the unit: `{} {} {}b` (or `10kb`, `1mb`).",
+        "Note: `{}` is a file size and `{}` a plain number; they do not compare, so this result is wrong. Write the unit: `{} {} {}b` (or `4kb`, `2mb`).",
         bare[0], bare[2], bare[0], bare[1], bare[2]
     ))
 }
@@ -727,7 +727,7 @@ pub fn false_friend_hint(pipeline: &str, found_nothing: bool) -> Option<String> 
         return Some("Note: Nushell's `rename` renames a table's columns; no file was renamed. A file is renamed with `mv`: `ls *.a | each {|f| mv $f.name ($f.name | str replace '.a' '.b') }`.".to_string());
     }
     if measures_contents_as_size(pipeline) {
-        return Some("Note: `open f | length` counts what a file holds (its rows, or as text its bytes), not the file's size on disk; that is the `size` column `ls` gives: `ls *.log | get size | math sum`.".to_string());
+        return Some("Note: `open f | length` counts what a file holds (its rows, or as text its bytes), not the file's size on disk; that is the `size` column `ls` gives: `ls *.dat | get size | math sum`.".to_string());
     }
     if words.windows(2).any(|w| w[0] == "du" && w[1] == "/") {
         return Some("Note: `du /` adds up what the files under / use; the free and total space of each disk is `sys disks` (columns mount, total, free).".to_string());
@@ -936,7 +936,7 @@ fn with_dates_as_dates(pipeline: &str) -> Option<String> {
 }
 
 /// How a date is compared with a date written as text.
-const DATE_FORMS: &str = "A date compares with a date, not with text: `where modified < ('2024-01-31' | into datetime)`, or a time ago: `where modified < ((date now) - 30day)`.";
+const DATE_FORMS: &str = "A date compares with a date, not with text: `where modified < ('2024-01-31' | into datetime)`, or a time ago: `where modified < ((date now) - 14day)`.";
 
 /// How a git repository is read.
 const IS_A_DIRECTORY: &str = "nu::shell::io::is_a_directory";
