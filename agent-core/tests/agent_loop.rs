@@ -1533,28 +1533,46 @@ fn a_reply_that_repeats_a_message_it_was_sent_is_not_the_answer() {
     );
 }
 
-/// "find text files here" for "Find the text files here.": the request with
-/// words left out answers nothing, so the model is asked again.
+/// "how many text files are here" for "How many text files are here?":
+/// the request with words left out answers nothing, so the model is asked
+/// again; over a table it returns, it heads the table and stands.
 #[test]
 fn an_answer_that_is_the_request_in_fewer_words_is_not_the_answer() {
     let mut ep = episode(
         vec![
-            nu("ls | where name =~ txt | select name"),
-            answer("find text files here"),
-            answer("The text files are a.txt and c.txt."),
+            nu("ls | where name =~ txt | length"),
+            answer("how many text files here"),
+            answer("There are 2 text files."),
         ],
         Policy::default(),
         AgentOptions::default(),
     );
     let ending = ep
         .agent
-        .run("Find the text files here.", &CancelToken::new());
-    let (text, _) = answered_table(ending);
-    assert_eq!(text, "The text files are a.txt and c.txt.");
+        .run("How many text files are here?", &CancelToken::new());
+    assert!(
+        matches!(&ending, Ending::Answered { text, .. } if text == "There are 2 text files."),
+        "{ending:?}"
+    );
     assert_eq!(
         ep.repaired(),
         ["the answer repeated a message it was sent; asked again"]
     );
+    let mut ep = episode(
+        vec![
+            nu("ls | where name =~ txt | select name"),
+            answer("the text files here"),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep
+        .agent
+        .run("List the text files here.", &CancelToken::new());
+    let (text, vals) = answered_table(ending);
+    assert!(text.starts_with("the text files here"), "{text}");
+    assert_eq!(vals.len(), 2);
+    assert!(ep.repaired().is_empty(), "{:?}", ep.repaired());
 }
 
 #[test]

@@ -703,14 +703,15 @@ impl Agent {
                     ));
                     continue;
                 }
-                if checks && last_step && self.echoes_a_message(&text) {
+                let table_came = self.is_a_table(last_result);
+                if checks && last_step && self.echoes_a_message(&text, table_came) {
                     self.emit(AgentEvent::Repaired {
                         step,
                         message: "the reply repeated a message it was sent; the steps' own outcome is the answer".into(),
                     });
                     return self.outcome_answer(last_stop.as_deref(), last_result);
                 }
-                if checks && self.echoes_a_message(&text) {
+                if checks && self.echoes_a_message(&text, table_came) {
                     self.emit(AgentEvent::Repaired {
                         step,
                         message: "the reply repeated a message it was sent; asked again".into(),
@@ -722,9 +723,6 @@ impl Agent {
                     continue;
                 }
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
-                let table_came = last_result
-                    .and_then(|n| self.shell.out(n))
-                    .is_some_and(|value| is_table(&value));
                 if checks && hollow_answer(&text) && !table_came && last_step {
                     self.emit(AgentEvent::Repaired {
                         step,
@@ -747,10 +745,13 @@ impl Agent {
             // own to run. The copy is left out of the conversation (its
             // theme would carry into the answer) and the request is put
             // before the model again, for `answer` only.
+            let cwd = self.shell.cwd();
             let copies_example = self.options.kind == PromptKind::Task
                 && (has_data || stops > 0)
                 && turn.tool_calls.iter().any(|call| {
-                    matches!(Action::from_call(call), Action::Run { pipeline, .. } if prompt::is_example(&pipeline))
+                    matches!(Action::from_call(call), Action::Run { pipeline, .. }
+                        if prompt::is_example(&pipeline)
+                            || prompt::names_an_example_file_not_here(&pipeline, &cwd))
                 });
             if copies_example {
                 must_answer = true;
@@ -993,12 +994,15 @@ impl Agent {
                         });
                         command_help(self.shell.session().engine_state(), &command)
                     }
-                    Action::Answer { text, .. }
+                    Action::Answer { text, out }
                         if checks
                             && (echo_told
                                 || last_step
                                 || (last_stop.is_some() && last_result.is_none()))
-                            && self.echoes_a_message(&text) =>
+                            && self.echoes_a_message(
+                                &text,
+                                out.is_some() || self.is_a_table(last_result),
+                            ) =>
                     {
                         // Told once already, on the last step (no turn is
                         // left to ask again in), or saying back what
@@ -1016,8 +1020,13 @@ impl Agent {
                         });
                         return self.outcome_answer(last_stop.as_deref(), last_result);
                     }
-                    Action::Answer { text, .. }
-                        if checks && !echo_told && self.echoes_a_message(&text) =>
+                    Action::Answer { text, out }
+                        if checks
+                            && !echo_told
+                            && self.echoes_a_message(
+                                &text,
+                                out.is_some() || self.is_a_table(last_result),
+                            ) =>
                     {
                         echo_told = true;
                         idle_turns += usize::from(progress);
@@ -1227,15 +1236,25 @@ impl Agent {
         }
     }
 
+    /// Whether the result `$out.N` of `last_result` is a table (an answer
+    /// right after it returns it).
+    fn is_a_table(&self, last_result: Option<usize>) -> bool {
+        last_result
+            .and_then(|n| self.shell.out(n))
+            .is_some_and(|value| is_table(&value))
+    }
+
     /// Whether `text` repeats a message the model was sent (the request, a
     /// result, a correction) rather than answering: a small model told
-    /// "You made this same call…" may say it back as its answer.
-    fn echoes_a_message(&self, text: &str) -> bool {
+    /// "You made this same call…" may say it back as its answer. An
+    /// answer `with_data` (a table returned with it) may be the request in
+    /// fewer words: it heads the table.
+    fn echoes_a_message(&self, text: &str, with_data: bool) -> bool {
         let said = normalize(text);
         if HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase))
             || prompt::is_example_answer(text)
             || echo::is_shape_line(text)
-            || echo::restates(text, &self.request)
+            || (!with_data && echo::restates(text, &self.request))
         {
             return true;
         }

@@ -94,11 +94,29 @@ pub fn is_example(pipeline: &str) -> bool {
 /// naming a file that is not in `cwd` (`open f.csv …`): copied by a small
 /// model with nothing of its own to run, it can only fail.
 pub fn is_example_on_missing_files(pipeline: &str, cwd: &std::path::Path) -> bool {
-    is_example(pipeline)
-        && pipeline
-            .split(|c: char| c.is_whitespace() || matches!(c, '|' | '(' | ')' | '{' | '}'))
-            .filter(|word| looks_like_a_file_name(word))
-            .any(|file| !cwd.join(file).exists())
+    (is_example(pipeline) && file_names(pipeline).any(|file| !cwd.join(file).exists()))
+        || names_an_example_file_not_here(pipeline, cwd)
+}
+
+/// Whether `pipeline` names a file of the prompt's examples (`plan.md`,
+/// `f.csv`) that is not in `cwd`: those names are made up, so a pipeline
+/// naming one took it from the prompt, even with the rest of the pipeline
+/// its own or from another example.
+pub fn names_an_example_file_not_here(pipeline: &str, cwd: &std::path::Path) -> bool {
+    let example_files: Vec<&str> = [NUSHELL, EXAMPLE]
+        .iter()
+        .flat_map(|text| text.split('`').skip(1).step_by(2))
+        .chain(EXAMPLE.split('"').filter(|part| part.contains(" | ")))
+        .flat_map(file_names)
+        .collect();
+    file_names(pipeline).any(|file| example_files.contains(&file) && !cwd.join(file).exists())
+}
+
+/// The words of `pipeline` that name one file (`notes.txt`, not `*.txt`).
+fn file_names(pipeline: &str) -> impl Iterator<Item = &str> {
+    pipeline
+        .split(|c: char| c.is_whitespace() || matches!(c, '|' | '(' | ')' | '{' | '}'))
+        .filter(|word| looks_like_a_file_name(word))
 }
 
 /// `notes.txt`, `f.json`: a name with an extension of letters (not a glob:
@@ -262,6 +280,15 @@ mod tests {
         // Not an example.
         assert!(!is_example_on_missing_files(
             "open g.csv | get score | math avg",
+            dir.path()
+        ));
+        // An example's made-up file in a pipeline of the model's own.
+        assert!(is_example_on_missing_files(
+            "open todo.md | lines | where $it =~ 'x' | length",
+            dir.path()
+        ));
+        assert!(!is_example_on_missing_files(
+            "open plan.md | lines | length",
             dir.path()
         ));
     }

@@ -521,8 +521,37 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
     let into_git = pipeline
         .split(|c: char| c.is_whitespace() || "'\"`(".contains(c))
         .any(|word| word == ".git" || word.starts_with(".git/") || word.contains("/.git/"));
-    into_git.then(|| GIT_FORMS.to_string())
+    if into_git {
+        return Some(GIT_FORMS.to_string());
+    }
+    let not_found = ["nu::shell::io::file_not_found", "nu::shell::io::not_found"].contains(&code);
+    not_found
+        .then(|| extension_as_path(pipeline))
+        .flatten()
+        .map(|ext| {
+            format!(
+                "`{ext}` is the path of one file named `{ext}`, and there is none. The files whose names end in {ext} are the glob `*{ext}`: `ls *{ext}`, `ls **/*{ext}` (subfolders too), `rm *{ext}`."
+            )
+        })
 }
+
+/// The first bare extension (`.tmp`) a file command takes as its path
+/// (`rm .tmp`, `open .log`), meant as the files that end in it.
+fn extension_as_path(pipeline: &str) -> Option<&str> {
+    let words: Vec<&str> = pipeline.split_whitespace().collect();
+    words.windows(2).find_map(|pair| {
+        let head = pair[0].trim_start_matches(['(', '^']);
+        let path = pair[1].trim_matches(['\'', '"']);
+        let is_extension = path.len() >= 2
+            && path.len() <= 9
+            && path.starts_with('.')
+            && path[1..].chars().all(|c| c.is_ascii_alphanumeric());
+        (FILE_COMMANDS.contains(&head) && is_extension).then_some(path)
+    })
+}
+
+/// Commands whose argument is a path.
+const FILE_COMMANDS: &[&str] = &["open", "rm", "ls", "cp", "mv", "cat", "du", "touch"];
 
 /// The first note a pipeline that ran needs about its result (see each
 /// hint): a size compared with a bare number, a command used the shell's
@@ -1502,6 +1531,22 @@ mod tests {
         assert!(failure_hint("open sub/.git/HEAD", &not_found).is_some());
         assert!(failure_hint("open notes.txt", &not_found).is_none());
         assert!(failure_hint("open x.gitignore", &not_found).is_none());
+    }
+
+    #[test]
+    fn a_bare_extension_taken_as_a_path_gets_the_glob() {
+        let not_found = failed("nu::shell::io::not_found", 3);
+        let hint = failure_hint("rm .tmp", &not_found).unwrap();
+        assert!(
+            hint.contains("`rm *.tmp`") && hint.contains("`ls **/*.tmp`"),
+            "{hint}"
+        );
+        let file_not_found = failed("nu::shell::io::file_not_found", 5);
+        assert!(failure_hint("open '.log' | lines", &file_not_found).is_some());
+        // A dotfile with a longer name, a filter's text, another error.
+        assert!(failure_hint("open .bashrc_local", &file_not_found).is_none());
+        assert!(failure_hint("ls | where name =~ .tmp", &file_not_found).is_none());
+        assert!(failure_hint("rm .tmp", &failed("nu::shell::permission_denied", 3)).is_none());
     }
 
     #[test]
