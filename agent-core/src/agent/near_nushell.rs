@@ -149,7 +149,8 @@ pub fn without_nu_command(pipeline: &str) -> Option<String> {
         .trim();
     let quote = rest.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
     let inner = rest.strip_prefix(quote)?.strip_suffix(quote)?;
-    let plain = !inner.contains(quote) && !(quote == '"' && inner.contains('\\'));
+    let escaped = quote == '"' && inner.contains('\\');
+    let plain = !(inner.contains(quote) || escaped);
     (plain && !inner.trim().is_empty()).then(|| inner.trim().to_string())
 }
 

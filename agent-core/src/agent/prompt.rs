@@ -220,7 +220,6 @@ pub fn without_example(prompt: &str) -> String {
 
 /// The user's request with the data piped into the command rendered after
 /// it (within `tokens`), as the model sees a result.
-
 pub fn request_with_input(
     request: &str,
     input: Option<&nu_protocol::Value>,
