@@ -53,12 +53,12 @@ fn role(kind: PromptKind) -> &'static str {
 const NUSHELL: &str = "Nushell is not bash: commands give tables to filter.
 - `ls` (here: name type size modified), `ls **/*` (subfolders too): `ls | where size > 1mb | sort-by size --reverse | first 3`, `ls | where modified > ((date now) - 2hr)`, `ls | where type == dir`, `ls --du` (folder sizes)
 - Data files open as tables or records: `open f.csv | get score | math avg`, `open f.json | get deploy.retries`.
-- Text files open as text: `open todo.md | lines | where $it =~ 'urgent'`.
+- Text files open as text: `open journal.txt | lines | where $it =~ 'urgent'`.
 - `length`, `math sum`, `math avg`, `math max`; counts per value: `get type | uniq --count`.
-- A row per item: `ls *.csv | each {|f| {file: $f.name, rows: (open $f.name | length)} }`.
-- System: `ps` (pid name cpu mem), `sys cpu | length`, `sys mem`, `sys disks` (free space), `^ss -tln` (open ports).
+- A row per item, `name` kept for the next command: `ls *.txt | each {|f| {name: $f.name, words: (open --raw $f.name | split words | length)} }`.
+- System: `ps` (pid name cpu mem), `sys cpu` (a row per core), `sys mem`, `sys disks` (free space), `^ss -tln` (open ports).
 - Programs: `^git log --format='%h %an %s' | lines` (text).
-- Changes: `rm f`, `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.swp | each { rm $in.name }`.
+- Changes: `rm f`, `rm *.swp` (every match; `**/*.swp` in subfolders too), `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.swp | where size == 0b | each { rm $in.name }`.
 - bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`.
 - `$out.N` holds step N's value; `let x = (ls)` keeps one for later steps as `$x`.
 - An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
@@ -273,7 +273,7 @@ mod tests {
         ));
         // A glob names no one file.
         assert!(!is_example_on_missing_files(
-            "ls *.swp | each { rm $in.name }",
+            "ls *.swp | where size == 0b | each { rm $in.name }",
             dir.path()
         ));
         // Not an example.
@@ -283,7 +283,7 @@ mod tests {
         ));
         // An example's made-up file in a pipeline of the model's own.
         assert!(is_example_on_missing_files(
-            "open todo.md | lines | where $it =~ 'x' | length",
+            "open journal.txt | lines | where $it =~ 'x' | length",
             dir.path()
         ));
         assert!(!is_example_on_missing_files(
