@@ -51,14 +51,14 @@ fn role(kind: PromptKind) -> &'static str {
 /// The Nushell a model gets wrong most: commands give tables to filter,
 /// files open as data, and the bash habits to drop.
 const NUSHELL: &str = "Nushell is not bash: commands give tables to filter.
-- `ls` (here: name type size modified), `ls **/*` (subfolders too): `ls | where size > 1mb | sort-by size --reverse | first 3`, `ls | where modified > ((date now) - 2hr)`, `ls | where type == dir`, `ls --du` (folder sizes)
-- Data files open as tables or records: `open f.csv | get score | math avg`, `open f.json | get deploy.retries`.
+- `ls` (name type size modified), `ls **/*` (subfolders too): `ls | where size > 1mb | sort-by size --reverse`, `ls | where modified > ((date now) - 2hr)`, `ls | where type == dir`, `ls --du` (folder sizes)
+- Data files open as data: `open f.csv | get score | math avg`, `open f.json | get deploy.retries`.
 - Text files open as text: `open journal.txt | lines | where $it =~ 'urgent'`.
-- `length`, `math sum`, `math avg`, `math max`; counts per value: `get type | uniq --count`.
-- A row per item, `name` kept for the next command: `ls *.txt | each {|f| {name: $f.name, words: (open --raw $f.name | split words | length)} }`.
-- System: `ps` (pid name cpu mem), `sys cpu` (a row per core), `sys mem`, `sys disks` (free space), `^ss -tln` (open ports).
-- Programs: `^git log --format='%h %an %s' | lines` (text).
-- Changes: `rm f`, `rm *.swp` (every match; `**/*.swp` in subfolders too), `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.swp | where size == 0b | each { rm $in.name }`.
+- `length`, `math sum`, `math avg`; counts per value: `get type | uniq --count`.
+- A row per item: `ls *.txt | each {|f| {name: $f.name, words: (open $f.name | split words | length)} }`.
+- System: `ps` (pid name cpu mem), `sys cpu` (per core), `sys mem`, `sys disks` (free space), `^ss -tln` (open ports).
+- Programs: `^git log --format='%h %an %s' | lines`.
+- Changes: `rm f`, `rm *.swp`, `mv a b`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.swp | where size == 0b | each { rm $in.name }`.
 - bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`.
 - `$out.N` holds step N's value; `let x = (ls)` keeps one for later steps as `$x`.
 - An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
@@ -67,7 +67,7 @@ const NUSHELL: &str = "Nushell is not bash: commands give tables to filter.
 /// every example's here, are in no evaluation task: a model that copies
 /// one copies a form, never a task's answer.
 const EXAMPLE: &str = "Example: user: how many lines of plan.md mention FIXME?
--> nu {\"pipeline\": \"open plan.md | lines | where $it =~ 'FIXME' | length\", \"why\": \"count FIXME lines\"}
+-> nu {\"pipeline\": \"open plan.md | lines | where $it =~ 'FIXME' | length\", \"why\": \"count them\"}
 <- 3
 -> answer {\"text\": \"3 lines of plan.md mention FIXME.\"}";
 
