@@ -745,14 +745,15 @@ impl Agent {
             // own to run. The copy is left out of the conversation (its
             // theme would carry into the answer) and the request is put
             // before the model again, for `answer` only.
-            let cwd = self.shell.cwd();
-            let copies_example = self.options.kind == PromptKind::Task
-                && (has_data || stops > 0)
-                && turn.tool_calls.iter().any(|call| {
-                    matches!(Action::from_call(call), Action::Run { pipeline, .. }
-                        if prompt::is_example(&pipeline)
-                            || prompt::names_an_example_file_not_here(&pipeline, &cwd))
-                });
+            let copies_example =
+                self.options.kind == PromptKind::Task && (has_data || stops > 0) && {
+                    let cwd = self.shell.cwd();
+                    turn.tool_calls.iter().any(|call| {
+                        matches!(Action::from_call(call), Action::Run { pipeline, .. }
+                            if prompt::is_example(&pipeline)
+                                || prompt::names_an_example_file_not_here(&pipeline, &cwd))
+                    })
+                };
             if copies_example {
                 must_answer = true;
                 told_to_answer = true;

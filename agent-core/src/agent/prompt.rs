@@ -77,10 +77,7 @@ const EXAMPLE: &str = "Example: user: how many lines of plan.md mention FIXME?
 /// copies them, on files that do not exist or a task it was not given.
 pub fn is_example(pipeline: &str) -> bool {
     let wanted = words(pipeline);
-    [NUSHELL, EXAMPLE]
-        .iter()
-        .flat_map(|text| text.split('`').skip(1).step_by(2))
-        .chain(EXAMPLE.split('"').filter(|part| part.contains(" | ")))
+    example_snippets()
         .filter(|example| {
             example.contains('|')
                 || ["rm ", "mv ", "mkdir ", "cp "]
@@ -103,13 +100,17 @@ pub fn is_example_on_missing_files(pipeline: &str, cwd: &std::path::Path) -> boo
 /// naming one took it from the prompt, even with the rest of the pipeline
 /// its own or from another example.
 pub fn names_an_example_file_not_here(pipeline: &str, cwd: &std::path::Path) -> bool {
-    let example_files: Vec<&str> = [NUSHELL, EXAMPLE]
-        .iter()
+    let example_files: Vec<&str> = example_snippets().flat_map(file_names).collect();
+    file_names(pipeline).any(|file| example_files.contains(&file) && !cwd.join(file).exists())
+}
+
+/// Every piece of code the prompt shows: its backticked snippets and the
+/// example episode's pipeline.
+fn example_snippets() -> impl Iterator<Item = &'static str> {
+    [NUSHELL, EXAMPLE]
+        .into_iter()
         .flat_map(|text| text.split('`').skip(1).step_by(2))
         .chain(EXAMPLE.split('"').filter(|part| part.contains(" | ")))
-        .flat_map(file_names)
-        .collect();
-    file_names(pipeline).any(|file| example_files.contains(&file) && !cwd.join(file).exists())
 }
 
 /// The words of `pipeline` that name one file (`notes.txt`, not `*.txt`).
