@@ -15,8 +15,8 @@
 #   PORTABLE_DIR=<folder> PLAIN_NU_AGENT=<binary> nu-scripts/portable-cpu-check.sh
 #     (a portable layout and a CPU-only nu-agent built elsewhere)
 #
-# Run by nu-scripts/test.sh before the Rust tests (it leaves the CPU-only
-# `nu-agent` in the target folder, as it found it).
+# Run by nu-scripts/test.sh before the Rust tests (portable-layout.sh
+# leaves the CPU-only `nu-agent` in the target folder, as it found it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nu-agent/target}"
@@ -24,11 +24,6 @@ log() { echo "portable-cpu-check: $*" >&2; }
 
 MODEL="${1:-${NU_AGENT_TEST_MODEL:-$(bash nu-scripts/fetch-test-model.sh)}}"
 
-# llama-cpp-sys-2's build script links llama.cpp's libraries into the
-# target folder and panics on a dangling link left by an earlier build of
-# them: clear those first.
-find "$CARGO_TARGET_DIR/debug" "$CARGO_TARGET_DIR/debug/examples" "$CARGO_TARGET_DIR/debug/deps" -maxdepth 1 -xtype l \
-  \( -name 'libllama*.so*' -o -name 'libggml*.so*' -o -name 'libmtmd*.so*' \) -delete 2>/dev/null || true
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 if [ -n "${PORTABLE_DIR:-}" ]; then
@@ -36,20 +31,7 @@ if [ -n "${PORTABLE_DIR:-}" ]; then
   cp -a "$PORTABLE_DIR"/. "$dir/"
   plain="${PLAIN_NU_AGENT:?PLAIN_NU_AGENT names the CPU-only nu-agent to compare with}"
 else
-  command -v patchelf >/dev/null || {
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-    $sudo apt-get install -y -qq patchelf >&2
-  }
-  log "building nu-agent --features gpu-dl"
-  cargo build -q -p nu_plugin_agent --bin nu-agent --features gpu-dl
-  cp "$CARGO_TARGET_DIR/debug/nu-agent" "$dir/"
-  # The llama.cpp build of this feature set is the one with CPU modules.
-  out="$(dirname "$(ls -td "$CARGO_TARGET_DIR"/debug/build/llama-cpp-sys-2-*/out/backends | head -1)")"
-  cp -a "$out"/lib/lib*.so.* "$dir/"
-  cp "$out"/backends/libggml-cpu-*.so "$dir/"
-  patchelf --set-rpath '$ORIGIN' "$dir/nu-agent"
-  log "building the CPU-only nu-agent back in place"
-  cargo build -q -p nu_plugin_agent --bin nu-agent
+  bash nu-scripts/portable-layout.sh "$dir"
   plain="$CARGO_TARGET_DIR/debug/nu-agent"
 fi
 

@@ -16,7 +16,7 @@ mod modules;
 pub use check::check_main;
 pub use modules::MODULES_ENV;
 #[cfg(feature = "gpu-dl")]
-pub(crate) use modules::load_modules;
+pub(crate) use modules::{gpu_modules_found, load_modules};
 
 use std::{path::PathBuf, sync::OnceLock};
 

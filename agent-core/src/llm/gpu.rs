@@ -52,8 +52,10 @@ pub struct Gpu {
     pub name: String,
 }
 
-/// The GPU backends compiled into this build (`cuda`, `vulkan`, `metal`,
-/// `rocm`); empty for a CPU-only build.
+/// The GPU backends this build can use (`cuda`, `vulkan`, `metal`,
+/// `rocm`): compiled in, and for a portable build (`gpu-dl`) the GPU
+/// modules found beside it (a `libggml-cuda.so` built on another machine);
+/// empty for a CPU-only build.
 pub fn compiled_backends() -> Vec<&'static str> {
     let mut backends = Vec::new();
     if cfg!(feature = "cuda") {
@@ -67,6 +69,12 @@ pub fn compiled_backends() -> Vec<&'static str> {
     }
     if cfg!(feature = "metal") {
         backends.push("metal");
+    }
+    #[cfg(feature = "gpu-dl")]
+    for backend in super::cpu_variant::gpu_modules_found() {
+        if !backends.contains(&backend) {
+            backends.push(backend);
+        }
     }
     backends
 }

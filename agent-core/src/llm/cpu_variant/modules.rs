@@ -28,17 +28,49 @@ const OTHER_MODULES: &[&str] = &[
 /// How long one variant's check may take before it counts as failed.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The GPU backends of llama.cpp's modules by their names here (what
+/// [`crate::llm::compiled_backends`] calls them).
+const GPU_MODULES: &[(&str, &str)] = &[
+    ("cuda", "cuda"),
+    ("hip", "rocm"),
+    ("vulkan", "vulkan"),
+    ("metal", "metal"),
+];
+
+/// The non-CPU modules found (the first of each name, in the order
+/// llama.cpp loads them), with their names.
+fn other_modules(dirs: &[PathBuf]) -> Vec<(&'static str, PathBuf)> {
+    OTHER_MODULES
+        .iter()
+        .filter_map(|name| {
+            dirs.iter()
+                .map(|dir| dir.join(format!("libggml-{name}.so")))
+                .find(|path| path.is_file())
+                .map(|path| (*name, path))
+        })
+        .collect()
+}
+
+/// The GPU backends whose modules a portable build finds and so loads at
+/// start (`cuda` for a `libggml-cuda.so` beside the binary): a release can
+/// ship the CPU build and add the CUDA module built elsewhere.
+pub(crate) fn gpu_modules_found() -> Vec<&'static str> {
+    other_modules(&module_dirs())
+        .into_iter()
+        .filter_map(|(module, _)| {
+            GPU_MODULES
+                .iter()
+                .find(|(name, _)| *name == module)
+                .map(|(_, backend)| *backend)
+        })
+        .collect()
+}
+
 /// Load the GPU modules and the CPU variant to run on; what was chosen.
 pub(crate) fn load_modules() -> CpuBackend {
     let dirs = module_dirs();
-    for name in OTHER_MODULES {
-        if let Some(path) = dirs
-            .iter()
-            .map(|dir| dir.join(format!("libggml-{name}.so")))
-            .find(|path| path.is_file())
-        {
-            load(&path);
-        }
+    for (_, path) in other_modules(&dirs) {
+        load(&path);
     }
     let mut skipped = Vec::new();
     for variant in ranked_variants(&dirs) {
@@ -238,6 +270,23 @@ fn signal_name(signal: i32) -> String {
 mod tests {
     use super::*;
     use std::os::unix::process::ExitStatusExt;
+
+    #[test]
+    fn gpu_modules_are_found_by_file_and_named_as_backends() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in [
+            "libggml-cuda.so",
+            "libggml-rpc.so",
+            "libggml-cpu-haswell.so",
+        ] {
+            std::fs::write(dir.path().join(file), b"").unwrap();
+        }
+        let found = other_modules(&[dir.path().to_path_buf()]);
+        let names: Vec<&str> = found.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, ["cuda", "rpc"]);
+        assert_eq!(found[0].1, dir.path().join("libggml-cuda.so"));
+        assert!(GPU_MODULES.contains(&("hip", "rocm")));
+    }
 
     #[test]
     fn variant_names_come_from_cpu_module_files_only() {
