@@ -1815,6 +1815,24 @@ fn a_command_that_works_on_input_given_none_takes_the_last_result() {
 }
 
 #[test]
+fn a_command_given_none_after_a_failed_step_takes_the_data_its_source_gave() {
+    let mut ep = episode_with_amounts(vec![
+        nu("open o.csv | get price | math sum"),
+        nu("get amount | math sum"),
+        answer("5.5 in all."),
+    ]);
+    ep.agent
+        .run("what is the total amount?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Failed, StepStatus::Ok]);
+    let results = ep.tool_results();
+    // The failed step's source was read again and shown as `$out.1`;
+    // the next pipeline, written without input, means that data.
+    assert!(results[0].contains("`open o.csv` ($out.1)"), "{results:?}");
+    assert_eq!(ep.shown_pipelines()[1], "$out.1 | get amount | math sum");
+    assert!(results[1].ends_with("5.5"), "{results:?}");
+}
+
+#[test]
 fn a_command_given_none_after_a_result_it_cannot_take_asks_for_the_answer() {
     let mut ep = episode(
         vec![nu("ls | length"), nu("math avg"), answer("3 files.")],

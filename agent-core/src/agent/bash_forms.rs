@@ -351,8 +351,15 @@ fn split_pipeline(pipeline: &str) -> Option<Vec<String>> {
 /// is a program `finds_program` finds: `ps aux | grep 'x y'` →
 /// `^ps aux | ^grep 'x y'`. Globs the shell would expand stay bare (nu
 /// expands them too); quoted words stay quoted. `None` for anything else
-/// (substitutions, `&&`, redirections to files, variables, assignments).
-pub fn as_programs(pipeline: &str, finds_program: impl Fn(&str) -> bool) -> Option<String> {
+/// (substitutions, `&&`, redirections to files, variables, assignments),
+/// and for a command whose first two words name a Nushell subcommand
+/// (`split row '.'`, `str replace a b`: Nushell with a mistake elsewhere,
+/// never the program `split` or `str`).
+pub fn as_programs(
+    engine: &EngineState,
+    pipeline: &str,
+    finds_program: impl Fn(&str) -> bool,
+) -> Option<String> {
     let split = shell_words::split(pipeline);
     if split.opaque || split.commands.is_empty() {
         return None;
@@ -367,6 +374,10 @@ pub fn as_programs(pipeline: &str, finds_program: impl Fn(&str) -> bool) -> Opti
         }
         let (program, args) = command.words.split_first()?;
         if program.contains('=') || !finds_program(program) {
+            return None;
+        }
+        let subcommand = args.first().map(|word| format!("{program} {word}"));
+        if subcommand.is_some_and(|name| engine.find_decl(name.as_bytes(), &[]).is_some()) {
             return None;
         }
         let mut element = format!("^{program}");
@@ -412,28 +423,36 @@ mod tests {
 
     #[test]
     fn a_posix_pipeline_of_programs_runs_as_those_programs() {
+        let engine = Engine::standard().state();
         assert_eq!(
-            as_programs("ps aux | grep 'my server'", on_path).as_deref(),
+            as_programs(engine, "ps aux | grep 'my server'", on_path).as_deref(),
             Some("^ps aux | ^grep 'my server'")
         );
         assert_eq!(
-            as_programs("find . -name '*.rs' 2>/dev/null | wc -l", on_path).as_deref(),
+            as_programs(engine, "find . -name '*.rs' 2>/dev/null | wc -l", on_path).as_deref(),
             Some("^find . -name '*.rs' | ^wc -l")
         );
         assert_eq!(
-            as_programs("du -sh *", on_path).as_deref(),
+            as_programs(engine, "du -sh *", on_path).as_deref(),
             Some("^du -sh *")
         );
         assert_eq!(
-            as_programs(r#"grep "it's" f"#, on_path).as_deref(),
+            as_programs(engine, r#"grep "it's" f"#, on_path).as_deref(),
             Some("^grep r#'it's'# f")
         );
         // Not plain pipelines, or programs that are not there.
-        assert_eq!(as_programs("ps aux && rm x", on_path), None);
-        assert_eq!(as_programs("ls > out.txt", on_path), None);
-        assert_eq!(as_programs("grep $(whoami) f", on_path), None);
-        assert_eq!(as_programs("ls | frobnicate", on_path), None);
-        assert_eq!(as_programs("X=1 ls", on_path), None);
+        assert_eq!(as_programs(engine, "ps aux && rm x", on_path), None);
+        assert_eq!(as_programs(engine, "ls > out.txt", on_path), None);
+        assert_eq!(as_programs(engine, "grep $(whoami) f", on_path), None);
+        assert_eq!(as_programs(engine, "ls | frobnicate", on_path), None);
+        assert_eq!(as_programs(engine, "X=1 ls", on_path), None);
+        // Nushell subcommands with a mistake elsewhere are not programs,
+        // even where a program has the first word's name.
+        let also_nushell = |p: &str| on_path(p) || ["split", "last"].contains(&p);
+        assert_eq!(
+            as_programs(engine, "ls | split row '.' | last 1", also_nushell),
+            None
+        );
     }
 
     #[test]

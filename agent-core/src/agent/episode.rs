@@ -234,6 +234,10 @@ pub struct Agent {
     /// Why the last step ran in another form than the model wrote, one
     /// note per change (outermost first).
     ran_notes: Vec<String>,
+    /// The result that the last step's source gave when it was read again
+    /// to show the model its shape (`open orders.csv`, `$out.1`), where
+    /// that step failed: what a next pipeline written without input means.
+    source_shown: Option<usize>,
     /// The heads of the pipeline grammar and the engine's count of
     /// commands they were read at (a `def` or an alias adds one).
     heads: Option<(usize, Arc<[String]>)>,
@@ -310,6 +314,7 @@ impl Agent {
             last_ran: None,
             change_steps: 0,
             ran_notes: Vec::new(),
+            source_shown: None,
             background: None,
             pending_jobs: 0,
             usage: Usage::default(),
@@ -539,6 +544,9 @@ impl Agent {
         let mut has_data = false;
         // The `$out` of the last step when it ran to its end.
         let mut last_result: Option<usize> = None;
+        // What a pipeline that starts without input is fed: the last
+        // result, or after a failed step the data its source gave.
+        let mut feed_from: Option<usize> = None;
         // The model was told once that its answer only repeated a message,
         // or claimed a change no step made.
         let mut echo_told = false;
@@ -867,7 +875,7 @@ impl Agent {
                     Action::Run { pipeline, .. }
                         if self.may_run() && self.options.on(Lever::Feed) =>
                     {
-                        last_result
+                        feed_from
                             .and_then(|n| Some((n, self.shell.out(n)?)))
                             .and_then(|(n, last)| {
                                 let engine = self.shell.session().engine_state();
@@ -930,11 +938,13 @@ impl Agent {
                             self.ran_notes.extend(note);
                             let changes_before = self.change_steps;
                             self.background_on_its_own = on_its_own;
+                            self.source_shown = None;
                             let (text, status) = self.run_step(step, &pipeline, &why, cancel);
                             self.background_on_its_own = false;
                             last_result = (status == StepStatus::Ok)
                                 .then(|| self.last_out())
                                 .flatten();
+                            feed_from = last_result.or(self.source_shown.take());
                             if self.change_steps != changes_before {
                                 reads.clear();
                             } else if let (Some(n), Some(ran)) = (last_result, &self.last_ran) {
@@ -1651,7 +1661,7 @@ impl Agent {
         }
         // A plain POSIX pipeline of programs runs as those programs.
         let programs = (translation && plan.is_none())
-            .then(|| bash_forms::as_programs(pipeline, finds))
+            .then(|| bash_forms::as_programs(engine, pipeline, finds))
             .flatten()
             .and_then(|programs| match self.shell.check(&programs) {
                 (Some(_), decision) => Some((programs, decision)),
@@ -1769,7 +1779,7 @@ impl Agent {
         let engine = self.shell.session().engine_state();
         if translation
             && (bash_forms::as_nushell(engine, pipeline).is_some()
-                || (plan.is_none() && bash_forms::as_programs(pipeline, finds).is_some()))
+                || (plan.is_none() && bash_forms::as_programs(engine, pipeline, finds).is_some()))
         {
             return None;
         }
@@ -2043,6 +2053,7 @@ impl Agent {
             return None;
         }
         let ran = self.read_again(source, cancel)?;
+        self.source_shown = Some(ran.outcome.index);
         Some(data_shape::describe(
             pipeline,
             source,

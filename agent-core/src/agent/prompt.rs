@@ -55,9 +55,9 @@ const NUSHELL: &str = "Nushell is not bash: commands give tables to filter.
 - Data files open as tables or records: `open f.csv | get score | math avg`, `open f.json | get deploy.retries`.
 - Text files open as text: `open journal.txt | lines | where $it =~ 'urgent'`.
 - `length`, `math sum`, `math avg`, `math max`; counts per value: `get type | uniq --count`.
-- A row per item: `ls *.csv | each {|f| {file: $f.name, rows: (open $f.name | length)} }`.
+- A column per row: `ls *.csv | insert rows {|f| open $f.name | length}`.
 - System: `ps` (pid name cpu mem), `sys cpu` (per core), `sys mem`, `sys disks` (free space), `^ss -tln` (open ports).
-- Programs: `^git log --format='%h %an %s' | lines` (text).
+- Programs: `^git log --format='%h %an %s' | lines` (text, newest first).
 - Changes: `rm f`, `mv a b`, `mkdir d`, `open c.toml | update a.b 'x' | save -f c.toml`, `ls *.swp | each { rm $in.name }`.
 - bash -> nu: `a && b` -> `a; b`; `$(cmd)` -> `(cmd)`; `$HOME` -> `$env.HOME`.
 - `$out.N` holds step N's value; `let x = (ls)` keeps one for later steps as `$x`.
