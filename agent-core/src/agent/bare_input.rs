@@ -32,6 +32,13 @@ pub fn feed(engine: &EngineState, pipeline: &str, out: usize, last: &Value) -> O
     let name = command_name(engine, first)?;
     let decl = engine.find_decl(name.as_bytes(), &[])?;
     let signature = engine.get_decl(decl).signature();
+    // `save f` and `to json` take any input, nothing included, but given
+    // nothing they only write nothing: after a result, they mean it.
+    let writes_its_input =
+        name == "save" || (signature.category == Category::Formats && name.starts_with("to "));
+    if writes_its_input && !matches!(last, Value::Nothing { .. }) {
+        return Some(piped(pipeline, out, &name));
+    }
     // A filter given nothing gives nothing of use (`length` is 0).
     let filter = matches!(signature.category, Category::Filters | Category::Math);
     let inputs: Vec<Type> = signature
@@ -55,15 +62,21 @@ pub fn feed(engine: &EngineState, pipeline: &str, out: usize, last: &Value) -> O
         Value::List { .. } | Value::Record { .. } | Value::String { .. } | Value::Binary { .. }
     );
     if holds_values && inputs.iter().any(|input| last.is_subtype_of(input)) {
-        return Some(Feed::Piped(
-            format!("$out.{out} | {}", pipeline.trim()),
-            format!("`{name}` works on its input and was given none: the last result went in"),
-        ));
+        return Some(piped(pipeline, out, &name));
     }
     Some(Feed::NothingToTake(format!(
         "Not run: `{name}` works on its input and was given none, and the last result ($out.{out}) is {}, which it does not take: nothing is left to compute from it. Call `answer` with what the results show.",
         a_type(&last.get_type())
     )))
+}
+
+/// `pipeline` with the last result `$out.{out}` piped into its first
+/// command `name`, and why.
+fn piped(pipeline: &str, out: usize, name: &str) -> Feed {
+    Feed::Piped(
+        format!("$out.{out} | {}", pipeline.trim()),
+        format!("`{name}` works on its input and was given none: the last result went in"),
+    )
 }
 
 /// `an int`, `a table`: a type's name with its article.
@@ -116,6 +129,24 @@ mod tests {
             ),
             Some(Feed::Piped(..))
         ));
+    }
+
+    #[test]
+    fn a_write_given_none_writes_the_last_result() {
+        let engine = engine();
+        let text = Value::test_string("[1, 2]");
+        assert!(matches!(
+            feed(engine.state(), "save -f a.json", 3, &text),
+            Some(Feed::Piped(piped, _)) if piped == "$out.3 | save -f a.json"
+        ));
+        assert!(matches!(
+            feed(engine.state(), "to json", 0, &Value::test_int(7)),
+            Some(Feed::Piped(piped, _)) if piped == "$out.0 | to json"
+        ));
+        assert_eq!(
+            feed(engine.state(), "save -f a.json", 0, &Value::test_nothing()),
+            None
+        );
     }
 
     #[test]

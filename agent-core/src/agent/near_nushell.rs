@@ -79,6 +79,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
         text_lines_counted,
         "`open` gives a text file as one text, whose `length` is its bytes; its lines are `open f | lines | length`",
     ),
+    (
+        git_dates_that_sort,
+        "git's dates as ISO (`--date=iso-strict`): they sort and compare as text, and `into datetime` reads them",
+    ),
 ];
 
 /// Fixes of what does not parse (before the units and `$it`, below).
@@ -522,6 +526,40 @@ pub fn date_of_text(pipeline: &str) -> Option<String> {
         }
         let text: String = chars[quote_start..quote_end].iter().collect();
         replaced.push((start, quote_end, format!("({text} | into datetime)")));
+    }
+    splice(&chars, &replaced)
+}
+
+/// `pipeline` with `--date=iso-strict` after each `git log` whose format
+/// shows a date in git's default form (`%ad`, `%cd`: "Fri Mar 1 09:00:00
+/// 2024", which sorts by weekday as text) and names no `--date`; `None`
+/// when there is none.
+pub fn git_dates_that_sort(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut replaced: Vec<(usize, usize, String)> = Vec::new();
+    for (start, end) in command_words(&chars, &code) {
+        let name: String = chars[start..end].iter().collect();
+        if name.trim_start_matches('^') != "git" {
+            continue;
+        }
+        let Some(sub_start) = (end..chars.len()).find(|&i| !chars[i].is_whitespace()) else {
+            continue;
+        };
+        let sub_end = (sub_start..chars.len())
+            .find(|&i| !code[i] || !is_word_char(chars[i]))
+            .unwrap_or(chars.len());
+        if chars[sub_start..sub_end].iter().collect::<String>() != "log" {
+            continue;
+        }
+        let element_end = (sub_end..chars.len())
+            .find(|&i| code[i] && matches!(chars[i], '|' | ';' | ')' | '}'))
+            .unwrap_or(chars.len());
+        let element: String = chars[sub_end..element_end].iter().collect();
+        let default_dates = element.contains("%ad") || element.contains("%cd");
+        if default_dates && !element.contains("--date") {
+            replaced.push((sub_end, sub_end, " --date=iso-strict".to_string()));
+        }
     }
     splice(&chars, &replaced)
 }
@@ -1111,6 +1149,26 @@ fn is_word_char(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_dates_in_the_default_form_are_asked_for_as_iso() {
+        assert_eq!(
+            git_dates_that_sort("git log --format='%h|%an|%ad' | lines").as_deref(),
+            Some("git log --date=iso-strict --format='%h|%an|%ad' | lines")
+        );
+        assert_eq!(
+            git_dates_that_sort("^git log -n 3 --pretty=format:'%cd %s'").as_deref(),
+            Some("^git log --date=iso-strict -n 3 --pretty=format:'%cd %s'")
+        );
+        // A date form of its own, no date, or not `log`: as written.
+        assert_eq!(
+            git_dates_that_sort("git log --date=short --format='%ad'"),
+            None
+        );
+        assert_eq!(git_dates_that_sort("git log --format='%h %an %s'"), None);
+        assert_eq!(git_dates_that_sort("git show --format='%ad'"), None);
+        assert_eq!(git_dates_that_sort("echo '%ad' | git log"), None);
+    }
 
     fn fixed(pipeline: &str) -> Option<String> {
         in_nushell_units(pipeline).map(|(text, _)| text)
