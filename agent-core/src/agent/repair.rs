@@ -630,8 +630,15 @@ pub fn this_folder_only_hint(pipeline: &str, cwd: &std::path::Path) -> Option<St
 pub fn subfolders_hint(pipeline: &str, cwd: &std::path::Path) -> Option<String> {
     let pattern = one_folder_listing(pipeline)?;
     (has_subfolders(cwd) && !lists_folders_themselves(pipeline)).then(|| {
+        // The model's own pipeline over the subfolders too: a small model
+        // runs a whole pipeline it is shown, and loses the rest of its
+        // own when shown only the listing.
+        let whole = match pipeline.split_once('|') {
+            Some((_, rest)) => format!("ls **/{pattern} | {}", rest.trim()),
+            None => format!("ls **/{pattern}"),
+        };
         format!(
-            "Note: `ls` lists this folder only, and the request asks for subfolders too: `ls **/{pattern}` (its names are paths: `dir/file`)."
+            "Note: `ls` lists this folder only, and the request asks for subfolders too: `{whole}` (its names are paths: `dir/file`)."
         )
     })
 }
@@ -1451,7 +1458,9 @@ mod tests {
         assert_eq!(subfolders_hint(listed, dir.path()), None, "no subfolders");
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         let hint = subfolders_hint(listed, dir.path()).unwrap_or_default();
-        assert!(hint.contains("`ls **/*`"), "{hint}");
+        assert!(hint.contains("`ls **/* | where size > 10kb`"), "{hint}");
+        let hint = subfolders_hint("ls *.bak", dir.path()).unwrap_or_default();
+        assert!(hint.contains("`ls **/*.bak`"), "{hint}");
         assert_eq!(
             subfolders_hint("ls **/* | where size > 10kb", dir.path()),
             None
