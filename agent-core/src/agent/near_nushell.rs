@@ -80,6 +80,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
         "`open` gives a text file as one text, whose `length` is its bytes; its lines are `open f | lines | length`",
     ),
     (
+        find_without_highlight,
+        "`find` marks its matches with colour codes, which later filters see; `find --no-highlight` does not",
+    ),
+    (
         git_dates_that_sort,
         "git's dates as ISO (`--date=iso-strict`): they sort and compare as text, and `into datetime` reads them",
     ),
@@ -526,6 +530,33 @@ pub fn date_of_text(pipeline: &str) -> Option<String> {
         }
         let text: String = chars[quote_start..quote_end].iter().collect();
         replaced.push((start, quote_end, format!("({text} | into datetime)")));
+    }
+    splice(&chars, &replaced)
+}
+
+/// `pipeline` with `--no-highlight` after each `find` that has none and
+/// is followed by another command (its colour codes are in the values
+/// the next one reads: `ps | find x | where name == 'x'` finds nothing);
+/// `None` when there is none.
+pub fn find_without_highlight(pipeline: &str) -> Option<String> {
+    let chars: Vec<char> = pipeline.chars().collect();
+    let code = outside_strings(&chars);
+    let mut replaced: Vec<(usize, usize, String)> = Vec::new();
+    for (start, end) in command_words(&chars, &code) {
+        if chars[start..end].iter().collect::<String>() != "find" {
+            continue;
+        }
+        let Some(element_end) = (end..chars.len()).find(|&i| code[i] && chars[i] == '|') else {
+            continue;
+        };
+        let args: String = chars[end..element_end].iter().collect();
+        let has_flag = args.split_whitespace().any(|word| {
+            word == "--no-highlight"
+                || (word.starts_with('-') && !word.starts_with("--") && word.contains('n'))
+        });
+        if !has_flag {
+            replaced.push((end, end, " --no-highlight".to_string()));
+        }
     }
     splice(&chars, &replaced)
 }
@@ -1149,6 +1180,21 @@ fn is_word_char(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_before_another_command_leaves_its_colours_out() {
+        assert_eq!(
+            find_without_highlight("ps | find 'ticker' | where name =~ ticker").as_deref(),
+            Some("ps | find --no-highlight 'ticker' | where name =~ ticker")
+        );
+        // Last in the pipeline (only shown), or already without colours.
+        assert_eq!(find_without_highlight("ps | find ticker"), None);
+        assert_eq!(find_without_highlight("ps | find -n x | first"), None);
+        assert_eq!(
+            find_without_highlight("ls | find --no-highlight x | first"),
+            None
+        );
+    }
 
     #[test]
     fn git_dates_in_the_default_form_are_asked_for_as_iso() {
