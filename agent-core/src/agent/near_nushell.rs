@@ -463,9 +463,7 @@ pub fn without_list_commas(pipeline: &str) -> Option<String> {
         if !COLUMN_COMMANDS.contains(&name.as_str()) {
             continue;
         }
-        let args_end = (end..chars.len())
-            .find(|&i| code[i] && matches!(chars[i], '|' | ';' | ')' | '}' | '\n'))
-            .unwrap_or(chars.len());
+        let args_end = arguments_end(&chars, &code, end);
         let commas: Vec<usize> = (end..args_end)
             .filter(|&i| code[i] && chars[i] == ',')
             .collect();
@@ -535,9 +533,10 @@ pub fn date_of_text(pipeline: &str) -> Option<String> {
 }
 
 /// `pipeline` with `--no-highlight` after each `find` that has none and
-/// is followed by another command (its colour codes are in the values
-/// the next one reads: `ps | find x | where name == 'x'` finds nothing);
-/// `None` when there is none.
+/// filters what is piped into it for another command (its colour codes
+/// are in the values the next one reads: `ps | find x | where name ==
+/// 'x'` finds nothing); `None` when there is none. A `find` that starts
+/// the pipeline is bash's (`find . -type f | wc -l`), left as it is.
 pub fn find_without_highlight(pipeline: &str) -> Option<String> {
     let chars: Vec<char> = pipeline.chars().collect();
     let code = outside_strings(&chars);
@@ -546,9 +545,15 @@ pub fn find_without_highlight(pipeline: &str) -> Option<String> {
         if chars[start..end].iter().collect::<String>() != "find" {
             continue;
         }
-        let Some(element_end) = (end..chars.len()).find(|&i| code[i] && chars[i] == '|') else {
+        let piped_in = (0..start)
+            .rev()
+            .find(|&i| !chars[i].is_whitespace())
+            .is_some_and(|i| code[i] && chars[i] == '|');
+        let element_end = arguments_end(&chars, &code, end);
+        let piped_on = chars.get(element_end) == Some(&'|');
+        if !(piped_in && piped_on) {
             continue;
-        };
+        }
         let args: String = chars[end..element_end].iter().collect();
         let has_flag = args.split_whitespace().any(|word| {
             word == "--no-highlight"
@@ -583,9 +588,7 @@ pub fn git_dates_that_sort(pipeline: &str) -> Option<String> {
         if chars[sub_start..sub_end].iter().collect::<String>() != "log" {
             continue;
         }
-        let element_end = (sub_end..chars.len())
-            .find(|&i| code[i] && matches!(chars[i], '|' | ';' | ')' | '}'))
-            .unwrap_or(chars.len());
+        let element_end = arguments_end(&chars, &code, sub_end);
         let element: String = chars[sub_end..element_end].iter().collect();
         let default_dates = element.contains("%ad") || element.contains("%cd");
         if default_dates && !element.contains("--date") {
@@ -1088,6 +1091,15 @@ fn command_words(chars: &[char], code: &[bool]) -> Vec<(usize, usize)> {
     words
 }
 
+/// Where the arguments of the command whose name ends at `from` end: the
+/// first `|`, `;`, newline, or `)` / `}` closing what holds the command,
+/// outside strings (the length when none).
+fn arguments_end(chars: &[char], code: &[bool], from: usize) -> usize {
+    (from..chars.len())
+        .find(|&i| code[i] && matches!(chars[i], '|' | ';' | ')' | '}' | '\n'))
+        .unwrap_or(chars.len())
+}
+
 /// The `}` closing the `{` at `open`, outside strings.
 fn matching_brace(chars: &[char], code: &[bool], open: usize) -> Option<usize> {
     matching(chars, code, open, ('{', '}'))
@@ -1189,6 +1201,8 @@ mod tests {
         );
         // Last in the pipeline (only shown), or already without colours.
         assert_eq!(find_without_highlight("ps | find ticker"), None);
+        // Bash's `find` starts a pipeline: not Nushell's.
+        assert_eq!(find_without_highlight("find . -type f | wc -l"), None);
         assert_eq!(find_without_highlight("ps | find -n x | first"), None);
         assert_eq!(
             find_without_highlight("ls | find --no-highlight x | first"),

@@ -57,13 +57,17 @@ fn other_modules(dirs: &[PathBuf]) -> Vec<(&'static str, PathBuf)> {
 pub(crate) fn gpu_modules_found() -> Vec<&'static str> {
     other_modules(&module_dirs())
         .into_iter()
-        .filter_map(|(module, _)| {
-            GPU_MODULES
-                .iter()
-                .find(|(name, _)| *name == module)
-                .map(|(_, backend)| *backend)
-        })
+        .filter_map(|(module, _)| backend_of(module))
         .collect()
+}
+
+/// The GPU backend a module of llama.cpp's is (`hip` → `rocm`); `None`
+/// for modules that are no GPU backend (`rpc`, `blas`).
+fn backend_of(module: &str) -> Option<&'static str> {
+    GPU_MODULES
+        .iter()
+        .find(|(name, _)| *name == module)
+        .map(|(_, backend)| *backend)
 }
 
 /// Load the GPU modules and the CPU variant to run on; what was chosen.
@@ -285,7 +289,9 @@ mod tests {
         let names: Vec<&str> = found.iter().map(|(name, _)| *name).collect();
         assert_eq!(names, ["cuda", "rpc"]);
         assert_eq!(found[0].1, dir.path().join("libggml-cuda.so"));
-        assert!(GPU_MODULES.contains(&("hip", "rocm")));
+        assert_eq!(backend_of("cuda"), Some("cuda"));
+        assert_eq!(backend_of("hip"), Some("rocm"));
+        assert_eq!(backend_of("rpc"), None);
     }
 
     #[test]
