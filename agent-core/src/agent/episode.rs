@@ -1610,6 +1610,18 @@ impl Agent {
                 .push("A count gives only how many, and the rows themselves were asked for".into());
             return self.run_step(step, &rows, why, cancel);
         }
+        // One folder listed when the request asks for its subfolders too:
+        // the same pipeline over them runs (a step saved, and a small
+        // model keeps its own pipeline where a note would send it astray).
+        if let Some(whole) = (self.wants_subfolders && self.options.on(Lever::Scope))
+            .then(|| repair::over_subfolders(pipeline, &self.shell.cwd()))
+            .flatten()
+        {
+            self.ran_notes.push(
+                "The request asks for subfolders too, and `ls` lists one folder; `ls **/…` lists them all".into(),
+            );
+            return self.run_step(step, &whole, why, cancel);
+        }
         let (plan, decision) = self.shell.check(pipeline);
         // Almost Nushell (`30days` for `30day`, `each { $it }`,
         // `select a, b`): the exact Nushell form runs (and is judged) in

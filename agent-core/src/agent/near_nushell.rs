@@ -28,6 +28,9 @@
 //!   right after `group-by region` the same per group (`math sum total`
 //!   parses, and gives back its input unchanged);
 //! - a last `| table`, which turns the data into drawn text;
+//! - an aggregate of a whole `ls` listing (`ls | math sum`), which is of
+//!   its `size`; `lines` of a listing (`ls *.log | lines | …`), which are
+//!   each listed file's lines (`insert count {|f| open --raw $f.name | …}`);
 //! - a listed file's size made from its contents (`size: (open $f.name |
 //!   length)`), which is its `size` column (`size: $f.size`);
 //! - folders kept by their `size` from an `ls` without `--du` (the size of
@@ -78,6 +81,14 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
     (
         text_lines_counted,
         "`open` gives a text file as one text, whose `length` is its bytes; its lines are `open f | lines | length`",
+    ),
+    (
+        sizes_of_listing,
+        "`ls` gives rows of name, type, size, modified; their total is of a column: `get size | math sum`",
+    ),
+    (
+        lines_of_listed_files,
+        "`ls` gives rows that name files, not their text; each file's lines are `open --raw $f.name | lines`",
     ),
     (
         find_without_highlight,
@@ -836,6 +847,84 @@ fn math_of_column(element: &str) -> Option<(String, String)> {
         .unwrap_or(column);
     (AGGREGATES.contains(&function) && is_plain_name(column))
         .then(|| (function.to_string(), column.to_string()))
+}
+
+/// Commands that keep a table's rows as they are (fewer, or in another
+/// order), so its columns are still the listing's after them.
+const KEEPS_ROWS: &[&str] = &[
+    "where", "filter", "sort-by", "sort", "first", "last", "skip", "take", "reverse", "uniq-by",
+];
+
+/// Whether `element` (a pipeline element) keeps the rows of a table.
+fn keeps_rows(element: &str) -> bool {
+    element
+        .split_whitespace()
+        .next()
+        .is_some_and(|command| KEEPS_ROWS.contains(&command))
+}
+
+/// `pipeline` with an aggregate of a whole `ls` listing (`ls *.csv | math
+/// sum`, which cannot add rows of names and dates) taken of its sizes,
+/// the one column such an aggregate means: `ls *.csv | get size | math
+/// sum`. Words after the aggregate that look like flags (`--bytes`, as
+/// `du` has) go: `math` has none. `None` when there is none.
+pub fn sizes_of_listing(pipeline: &str) -> Option<String> {
+    let elements = top_level_elements(pipeline);
+    let first = elements.first()?.trim();
+    if first.split_whitespace().next() != Some("ls") {
+        return None;
+    }
+    let mut out = vec![first.to_string()];
+    for (i, element) in elements.iter().enumerate().skip(1) {
+        let element = element.trim();
+        let mut words = element.split_whitespace();
+        let is_math = words.next() == Some("math");
+        let function = words.next().unwrap_or_default();
+        let flags_only = words.all(|w| w.trim_matches(|c| c == '\'' || c == '"').starts_with('-'));
+        if is_math && AGGREGATES.contains(&function) && flags_only {
+            out.push(format!("get size | math {function}"));
+            out.extend(elements[i + 1..].iter().map(|e| e.trim().to_string()));
+            return Some(out.join(" | "));
+        }
+        if !keeps_rows(element) {
+            return None;
+        }
+        out.push(element.to_string());
+    }
+    None
+}
+
+/// `pipeline` with the lines of listed files read from the files: `ls
+/// logs/*.log | lines | where $it =~ 'ERROR' | length` (`lines` of the
+/// listing's rows, never the files' text) is each file's own: `ls
+/// logs/*.log | insert count {|f| open --raw $f.name | lines | where $it
+/// =~ 'ERROR' | length}`, a table of the files and what the rest gave for
+/// each (`count` where it ends in `length`, else `lines`). `None` for
+/// anything else.
+pub fn lines_of_listed_files(pipeline: &str) -> Option<String> {
+    let elements = top_level_elements(pipeline);
+    let first = elements.first()?.trim();
+    if first.split_whitespace().next() != Some("ls") {
+        return None;
+    }
+    let at = elements
+        .iter()
+        .position(|element| element.trim() == "lines")?;
+    if !elements[1..at].iter().all(|element| keeps_rows(element)) {
+        return None;
+    }
+    let per_file: Vec<&str> = elements[at..].iter().map(|e| e.trim()).collect();
+    let column = if per_file.last() == Some(&"length") {
+        "count"
+    } else {
+        "lines"
+    };
+    let listing: Vec<&str> = elements[..at].iter().map(|e| e.trim()).collect();
+    Some(format!(
+        "{} | insert {column} {{|f| open --raw $f.name | {} }}",
+        listing.join(" | "),
+        per_file.join(" | ")
+    ))
 }
 
 /// `pipeline` without a last `table` element (`… | table`, `table -e`):
@@ -1670,5 +1759,43 @@ mod tests {
         ] {
             assert_eq!(without_nu_command(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn an_aggregate_of_a_listing_is_of_its_sizes() {
+        assert_eq!(
+            sizes_of_listing("ls **/*.csv | math sum '--bytes'").as_deref(),
+            Some("ls **/*.csv | get size | math sum")
+        );
+        assert_eq!(
+            sizes_of_listing("ls | where name =~ log | sort-by size | first 3 | math avg")
+                .as_deref(),
+            Some("ls | where name =~ log | sort-by size | first 3 | get size | math avg")
+        );
+        assert_eq!(sizes_of_listing("ls | get size | math sum"), None);
+        assert_eq!(sizes_of_listing("ls | math sum size"), None);
+        assert_eq!(sizes_of_listing("open a.csv | math sum"), None);
+        assert_eq!(sizes_of_listing("ls | length"), None);
+    }
+
+    #[test]
+    fn lines_of_a_listing_are_each_files_lines() {
+        assert_eq!(
+            lines_of_listed_files("ls logs/*.log | lines | where $it =~ 'ERROR' | length")
+                .as_deref(),
+            Some(
+                "ls logs/*.log | insert count {|f| open --raw $f.name | lines | where $it =~ 'ERROR' | length }"
+            )
+        );
+        assert_eq!(
+            lines_of_listed_files("ls *.txt | where size > 0b | lines").as_deref(),
+            Some("ls *.txt | where size > 0b | insert lines {|f| open --raw $f.name | lines }")
+        );
+        assert_eq!(lines_of_listed_files("ls | get name | lines"), None);
+        assert_eq!(lines_of_listed_files("open a.log | lines | length"), None);
+        assert_eq!(
+            lines_of_listed_files("ls | each {|f| open $f.name | lines }"),
+            None
+        );
     }
 }

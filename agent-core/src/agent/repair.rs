@@ -628,18 +628,41 @@ pub fn this_folder_only_hint(pipeline: &str, cwd: &std::path::Path) -> Option<St
 /// for its subfolders too (see [`asks_for_subfolders`]), in `cwd` that has
 /// some: `ls **/…` is what it asked for.
 pub fn subfolders_hint(pipeline: &str, cwd: &std::path::Path) -> Option<String> {
-    let pattern = one_folder_listing(pipeline)?;
-    (has_subfolders(cwd) && !lists_folders_themselves(pipeline)).then(|| {
-        // The model's own pipeline over the subfolders too: a small model
-        // runs a whole pipeline it is shown, and loses the rest of its
-        // own when shown only the listing.
-        let whole = match pipeline.split_once('|') {
-            Some((_, rest)) => format!("ls **/{pattern} | {}", rest.trim()),
-            None => format!("ls **/{pattern}"),
-        };
+    // The model's own pipeline over the subfolders too: a small model
+    // runs a whole pipeline it is shown, and loses the rest of its own
+    // when shown only the listing.
+    over_subfolders(pipeline, cwd).map(|whole| {
         format!(
             "Note: `ls` lists this folder only, and the request asks for subfolders too: `{whole}` (its names are paths: `dir/file`)."
         )
+    })
+}
+
+/// `pipeline` over the subfolders too (`ls *.bak | …` → `ls **/*.bak |
+/// …`, its flags kept) where it lists one folder of `cwd`, which has
+/// subfolders, and is not about the folders themselves; `None` else.
+pub fn over_subfolders(pipeline: &str, cwd: &std::path::Path) -> Option<String> {
+    let pattern = one_folder_listing(pipeline)?;
+    if !has_subfolders(cwd) || lists_folders_themselves(pipeline) {
+        return None;
+    }
+    let (first, rest) = match pipeline.split_once('|') {
+        Some((first, rest)) => (first, Some(rest.trim())),
+        None => (pipeline, None),
+    };
+    let subfolders = format!("**/{pattern}");
+    let mut listing: Vec<&str> = vec!["ls"];
+    listing.extend(
+        first
+            .split_whitespace()
+            .skip(1)
+            .filter(|w| w.starts_with('-')),
+    );
+    listing.push(&subfolders);
+    let listing = listing.join(" ");
+    Some(match rest {
+        Some(rest) => format!("{listing} | {rest}"),
+        None => listing,
     })
 }
 
@@ -1461,6 +1484,10 @@ mod tests {
         assert!(hint.contains("`ls **/* | where size > 10kb`"), "{hint}");
         let hint = subfolders_hint("ls *.bak", dir.path()).unwrap_or_default();
         assert!(hint.contains("`ls **/*.bak`"), "{hint}");
+        assert_eq!(
+            over_subfolders("ls -a *.bak | each { rm $in.name }", dir.path()).as_deref(),
+            Some("ls -a **/*.bak | each { rm $in.name }")
+        );
         assert_eq!(
             subfolders_hint("ls **/* | where size > 10kb", dir.path()),
             None
