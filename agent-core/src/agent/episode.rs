@@ -1617,9 +1617,8 @@ impl Agent {
             .then(|| repair::over_subfolders(pipeline, &self.shell.cwd()))
             .flatten()
         {
-            self.ran_notes.push(
-                "The request asks for subfolders too, and `ls` lists one folder; `ls **/…` lists them all".into(),
-            );
+            self.ran_notes
+                .push("`ls **/…` looks into subfolders, as the request asks".into());
             return self.run_step(step, &whole, why, cancel);
         }
         let (plan, decision) = self.shell.check(pipeline);
@@ -2001,6 +2000,15 @@ impl Agent {
         {
             observed.push_str("\nNothing matched. ");
             observed.push_str(&shape);
+        }
+        if hints
+            && status == StepStatus::Ok
+            && may_change(&decision)
+            && is_empty(&ran.outcome.value)
+        {
+            // A small model reads an empty result as "nothing happened"
+            // and looks again, or does the change a second time.
+            observed.push_str("\nDone: it ran without an error (a change gives nothing back).");
         }
         let text = match &ran.notice {
             Some(notice) => format!("Note: {notice}.\n{observed}"),

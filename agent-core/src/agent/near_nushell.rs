@@ -28,6 +28,8 @@
 //!   right after `group-by region` the same per group (`math sum total`
 //!   parses, and gives back its input unchanged);
 //! - a last `| table`, which turns the data into drawn text;
+//! - a row of `ls` or `ps` matched as text (`where $it =~ '.log'`), which
+//!   is its name (`where name =~ '.log'`);
 //! - an aggregate of a whole `ls` listing (`ls | math sum`), which is of
 //!   its `size`; `lines` of a listing (`ls *.log | lines | …`), which are
 //!   each listed file's lines (`insert count {|f| open --raw $f.name | …}`);
@@ -81,6 +83,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
     (
         text_lines_counted,
         "`open` gives a text file as one text, whose `length` is its bytes; its lines are `open f | lines | length`",
+    ),
+    (
+        rows_matched_by_name,
+        "a listing's row is matched by its name: `where name =~ '.log'`",
     ),
     (
         sizes_of_listing,
@@ -892,6 +898,36 @@ pub fn sizes_of_listing(pipeline: &str) -> Option<String> {
         out.push(element.to_string());
     }
     None
+}
+
+/// `pipeline` with the rows of an `ls` or `ps` table matched by their name
+/// (`ls | where $it =~ '.log'`, which fails: `=~` reads text, and a row is
+/// a record): `ls | where name =~ '.log'`, a listing's row being known by
+/// its name. `None` when it has no such match.
+pub fn rows_matched_by_name(pipeline: &str) -> Option<String> {
+    static ROW_MATCH: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^where\s+\$it\s*(=~|!~|starts-with|ends-with)\s").ok()
+    });
+    let regex = ROW_MATCH.as_ref()?;
+    let elements = top_level_elements(pipeline);
+    let first = elements.first()?.trim();
+    if !["ls", "ps"].contains(&first.split_whitespace().next()?) {
+        return None;
+    }
+    let mut out = vec![first.to_string()];
+    let mut changed = false;
+    let mut rows_kept = true;
+    for element in &elements[1..] {
+        let element = element.trim();
+        if rows_kept && regex.is_match(element) {
+            changed = true;
+            out.push(element.replacen("$it", "name", 1));
+            continue;
+        }
+        rows_kept &= keeps_rows(element);
+        out.push(element.to_string());
+    }
+    changed.then(|| out.join(" | "))
 }
 
 /// `pipeline` with the lines of listed files read from the files: `ls
@@ -1797,5 +1833,27 @@ mod tests {
             lines_of_listed_files("ls | each {|f| open $f.name | lines }"),
             None
         );
+    }
+
+    #[test]
+    fn a_listings_row_is_matched_by_its_name() {
+        assert_eq!(
+            rows_matched_by_name("ls | where type == file | where $it =~ '.log' | lines | length")
+                .as_deref(),
+            Some("ls | where type == file | where name =~ '.log' | lines | length")
+        );
+        assert_eq!(
+            rows_matched_by_name("ps | where $it !~ 'x'").as_deref(),
+            Some("ps | where name !~ 'x'")
+        );
+        assert_eq!(
+            rows_matched_by_name("ls | get name | where $it =~ 'x'"),
+            None
+        );
+        assert_eq!(
+            rows_matched_by_name("open a.log | lines | where $it =~ 'x'"),
+            None
+        );
+        assert_eq!(rows_matched_by_name("ls | where name =~ 'x'"), None);
     }
 }
