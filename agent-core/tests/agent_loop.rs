@@ -370,6 +370,43 @@ fn a_block_is_followed_by_an_answer_and_a_false_one_is_replaced() {
     );
 }
 
+/// After a step that found something, a last answer that leaves out what
+/// the policy stopped keeps what it found, with the stop said after it.
+#[test]
+fn a_last_answer_that_leaves_out_a_stop_keeps_what_was_found() {
+    let policy = Policy {
+        block: vec![agent_core::policy::Pattern::new("mkdir *").unwrap()],
+        ..Policy::default()
+    };
+    let mut ep = episode(
+        vec![
+            nu("[[pid name]; [4242 ticker]]"),
+            nu("mkdir blocked"),
+            answer("ticker runs as pid 4242."),
+            answer("ticker runs as pid 4242."),
+        ],
+        policy,
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("which pid has ticker", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok, StepStatus::Blocked]);
+    let Ending::Answered { text, .. } = ending else {
+        panic!("{ending:?}");
+    };
+    assert!(text.starts_with("ticker runs as pid 4242."), "{text}");
+    assert!(
+        text.contains("\nNot done: the policy stopped a step"),
+        "{text}"
+    );
+    assert!(
+        ep.repaired()
+            .iter()
+            .any(|r| r.contains("said after the answer")),
+        "{:?}",
+        ep.repaired()
+    );
+}
+
 /// The answer a run with `max_steps` ends with after one step that shows
 /// 10.0.0.7, then `answers`, with the loop's repairs.
 fn last_answer_after(max_steps: usize, answers: &[&str]) -> (String, Vec<String>) {

@@ -1128,14 +1128,20 @@ impl Agent {
                         HOLLOW_ANSWER.to_string()
                     }
                     // No turn left to send it back: an answer that
-                    // claims a change no step made, leaves out what the
-                    // policy stopped, or states a hash or an address no
-                    // result shows, is replaced by the steps' own account.
+                    // claims a change no step made (or, with a stop left
+                    // unsaid, any change), or states a hash or an address
+                    // no result shows, is replaced by the steps' own
+                    // account. (One that only leaves a stop unsaid, after
+                    // a step that gave a result, keeps what it found, and
+                    // the stop is said after it.)
                     Action::Answer { text, .. }
                         if checks
                             && answer_only
                             && self.options.kind == PromptKind::Task
-                            && ((stops > 0 && !grounding::says_not_done(&text))
+                            && ((stops > 0
+                                && !grounding::says_not_done(&text)
+                                && (grounding::claimed_change(&text).is_some()
+                                    || self.last_out().is_none()))
                                 || (!self.may_have_changed
                                     && grounding::claimed_change(&text).is_some())
                                 || !self.ungrounded(&text, !has_data).is_empty()) =>
@@ -1146,7 +1152,32 @@ impl Agent {
                         });
                         return self.outcome_answer(last_stop.as_deref(), last_result);
                     }
-                    Action::Answer { text, out } => match out {
+                    Action::Answer { text, out } => {
+                        let text = match last_stop.as_deref() {
+                            Some(stopped)
+                                if checks
+                                    && answer_only
+                                    && stops > 0
+                                    && self.last_out().is_some()
+                                    && self.options.kind == PromptKind::Task
+                                    && !grounding::says_not_done(&text) =>
+                            {
+                                self.emit(AgentEvent::Repaired {
+                                    step,
+                                    message: "the last answer leaves out what the policy stopped; it is said after the answer".into(),
+                                });
+                                match text.trim_end() {
+                                    "" => format!(
+                                        "I did not do it: the policy stopped the step ({stopped})."
+                                    ),
+                                    said => format!(
+                                        "{said}\nNot done: the policy stopped a step ({stopped})."
+                                    ),
+                                }
+                            }
+                            _ => text,
+                        };
+                        match out {
                         None => return self.answer_with_last_table(text, last_result),
                         Some(n) => match self.shell.out(n) {
                             Some(value) => {
@@ -1188,7 +1219,8 @@ impl Agent {
                                 self.outs_so_far()
                             ),
                         },
-                    },
+                    }
+                    }
                     Action::Invalid(message) => message,
                 };
                 self.push(Message::tool(call.id.clone(), result));

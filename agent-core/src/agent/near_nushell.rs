@@ -19,7 +19,9 @@
 //!   `$in.name.replace('a', 'b')`): `($f.name | split row '.' | last)`;
 //! - `map { … }` (JavaScript's and Python's name), which is `each { … }`;
 //! - `rename $f.name new` in a closure over files: Nushell's `rename`
-//!   renames columns; a file is renamed with `mv`;
+//!   renames columns; a file is renamed with `mv`; so are the files of a
+//!   listing given to `rename 'a' 'b'` (`each {|f| mv $f.name ($f.name |
+//!   str replace 'a' 'b') }`);
 //! - a file size compared with a bare number (`where size > 1000`): the
 //!   number is bytes (`1000b`); Nushell cannot compare the two and, in a
 //!   stream, counts the error values as rows (`| length` gives them all);
@@ -63,6 +65,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
     (
         files_renamed_with_mv,
         "`rename` renames columns; a file is renamed with `mv`",
+    ),
+    (
+        listing_renamed_with_mv,
+        "`rename` renames columns; listed files are renamed with `each {|f| mv $f.name ($f.name | str replace 'a' 'b') }`",
     ),
     (
         aggregate_of_column,
@@ -693,6 +699,47 @@ pub fn files_renamed_with_mv(pipeline: &str) -> Option<String> {
         }
     }
     splice(&chars, &replaced)
+}
+
+/// `pipeline` with the files of a listing renamed by a text in their
+/// names (`ls *.jpeg | rename 'jpeg' 'jpg'`, which renames the listing's
+/// columns): `ls *.jpeg | each {|f| mv $f.name ($f.name | str replace
+/// 'jpeg' 'jpg') }`. Only literal texts, after a listing and filters that
+/// keep its rows; `None` for anything else.
+pub fn listing_renamed_with_mv(pipeline: &str) -> Option<String> {
+    let elements = top_level_elements(pipeline);
+    let first = elements.first()?.trim();
+    if first.split_whitespace().next() != Some("ls") {
+        return None;
+    }
+    let at = elements
+        .iter()
+        .position(|element| element.split_whitespace().next() == Some("rename"))?;
+    if !elements[1..at].iter().all(|element| keeps_rows(element)) {
+        return None;
+    }
+    let words: Vec<&str> = elements[at].split_whitespace().collect();
+    let literal = |word: &str| {
+        let inner = word.trim_matches(|c| c == '\'' || c == '"');
+        !inner.is_empty()
+            && !word.starts_with('-')
+            && !inner.contains(['$', '(', ')', '{', '}', '\'', '"'])
+    };
+    let [_, from, to] = words[..] else {
+        return None;
+    };
+    if !literal(from) || !literal(to) {
+        return None;
+    }
+    let mut out: Vec<String> = elements[..at]
+        .iter()
+        .map(|e| e.trim().to_string())
+        .collect();
+    out.push(format!(
+        "each {{|f| mv $f.name ($f.name | str replace {from} {to}) }}"
+    ));
+    out.extend(elements[at + 1..].iter().map(|e| e.trim().to_string()));
+    Some(out.join(" | "))
 }
 
 /// Python's string methods and the Nushell command for each.
@@ -1855,5 +1902,20 @@ mod tests {
             None
         );
         assert_eq!(rows_matched_by_name("ls | where name =~ 'x'"), None);
+    }
+
+    #[test]
+    fn a_listing_given_to_rename_renames_its_files() {
+        assert_eq!(
+            listing_renamed_with_mv("ls **/* | where name =~ '.jpeg' | rename 'jpeg' 'jpg' | ls")
+                .as_deref(),
+            Some(
+                "ls **/* | where name =~ '.jpeg' | each {|f| mv $f.name ($f.name | str replace 'jpeg' 'jpg') } | ls"
+            )
+        );
+        assert_eq!(listing_renamed_with_mv("ls | rename $it '.jpg'"), None);
+        assert_eq!(listing_renamed_with_mv("ls | get name | rename a b"), None);
+        assert_eq!(listing_renamed_with_mv("open a.csv | rename a b"), None);
+        assert_eq!(listing_renamed_with_mv("ls | rename -c {name: file}"), None);
     }
 }

@@ -639,10 +639,15 @@ pub fn subfolders_hint(pipeline: &str, cwd: &std::path::Path) -> Option<String> 
 }
 
 /// `pipeline` over the subfolders too (`ls *.bak | …` → `ls **/*.bak |
-/// …`, its flags kept) where it lists one folder of `cwd`, which has
-/// subfolders, and is not about the folders themselves; `None` else.
+/// …`, its flags kept) where it lists one folder of `cwd` (all of it, or
+/// a glob: a name or a variable is not widened), which has subfolders,
+/// and is not about the folders themselves; `None` else.
 pub fn over_subfolders(pipeline: &str, cwd: &std::path::Path) -> Option<String> {
-    let pattern = one_folder_listing(pipeline)?;
+    let pattern = match one_folder_listing(pipeline)?.as_str() {
+        "." => "*".to_string(),
+        glob if glob.contains(['*', '?', '[']) && !glob.starts_with(['$', '(']) => glob.to_string(),
+        _ => return None,
+    };
     if !has_subfolders(cwd) || lists_folders_themselves(pipeline) {
         return None;
     }
@@ -1488,6 +1493,14 @@ mod tests {
             over_subfolders("ls -a *.bak | each { rm $in.name }", dir.path()).as_deref(),
             Some("ls -a **/*.bak | each { rm $in.name }")
         );
+        assert_eq!(
+            over_subfolders("ls . | where size > 1kb", dir.path()).as_deref(),
+            Some("ls **/* | where size > 1kb")
+        );
+        // A name or a variable is a folder or a file, not a pattern.
+        for named in ["ls sub | length", "ls $env.PWD", "ls ..", "ls ($dir)"] {
+            assert_eq!(over_subfolders(named, dir.path()), None, "{named}");
+        }
         assert_eq!(
             subfolders_hint("ls **/* | where size > 10kb", dir.path()),
             None

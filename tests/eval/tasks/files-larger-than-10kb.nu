@@ -39,7 +39,7 @@
         {answer: "Three files are larger than 10 KB: assets/hero.png, dump.sql and assets/icons/sprite.png.", out: 0}
     ]
     wrong: [
-        {nu: "ls | where type == file and size > 10kb | select name size", why: "files over 10 KB"}
+        {nu: "ls $env.PWD | where type == file and size > 10kb | select name size", why: "files over 10 KB"}
         {answer: "Only dump.sql is larger than 10 KB.", out: 0}
     ]
 }

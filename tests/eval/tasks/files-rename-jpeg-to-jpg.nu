@@ -46,7 +46,7 @@
         {answer: "Renamed sunset.jpeg, trip/beach.jpeg and trip/day2/dunes.jpeg to .jpg; cat.jpg was already .jpg."}
     ]
     wrong: [
-        {nu: "ls *.jpeg | each {|f| mv $f.name ($f.name | str replace '.jpeg' '.jpg') } | ignore", why: "rename the .jpeg files"}
+        {nu: "glob *.jpeg | each {|f| mv $f ($f | str replace '.jpeg' '.jpg') } | ignore", why: "rename the .jpeg files"}
         {answer: "Renamed the .jpeg files to .jpg."}
     ]
 }
