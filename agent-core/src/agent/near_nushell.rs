@@ -21,7 +21,8 @@
 //! - `rename $f.name new` in a closure over files: Nushell's `rename`
 //!   renames columns; a file is renamed with `mv`; so are the files of a
 //!   listing given to `rename 'a' 'b'` (`each {|f| mv $f.name ($f.name |
-//!   str replace 'a' 'b') }`);
+//!   str replace 'a' 'b') }`), and the rename program's call with nothing
+//!   piped in (`rename '.a' '.b' *.a`, or the glob first);
 //! - a file size compared with a bare number (`where size > 1000`): the
 //!   number is bytes (`1000b`); Nushell cannot compare the two and, in a
 //!   stream, counts the error values as rows (`| length` gives them all);
@@ -65,6 +66,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
     (
         files_renamed_with_mv,
         "`rename` renames columns; a file is renamed with `mv`",
+    ),
+    (
+        rename_program_with_mv,
+        "`rename` renames columns of its input; files are renamed with `mv`: `ls *.a | each {|f| mv $f.name ($f.name | str replace '.a' '.b') }`",
     ),
     (
         listing_renamed_with_mv,
@@ -707,11 +712,7 @@ pub fn files_renamed_with_mv(pipeline: &str) -> Option<String> {
 /// 'jpeg' 'jpg') }`. Only literal texts, after a listing and filters that
 /// keep its rows; `None` for anything else.
 pub fn listing_renamed_with_mv(pipeline: &str) -> Option<String> {
-    let elements = top_level_elements(pipeline);
-    let first = elements.first()?.trim();
-    if first.split_whitespace().next() != Some("ls") {
-        return None;
-    }
+    let elements = listing_elements(pipeline)?;
     let at = elements
         .iter()
         .position(|element| element.split_whitespace().next() == Some("rename"))?;
@@ -739,6 +740,38 @@ pub fn listing_renamed_with_mv(pipeline: &str) -> Option<String> {
         "each {{|f| mv $f.name ($f.name | str replace {from} {to}) }}"
     ));
     out.extend(elements[at + 1..].iter().map(|e| e.trim().to_string()));
+    Some(out.join(" | "))
+}
+
+/// `pipeline` that is the rename program's call given to Nushell's
+/// `rename` with nothing piped in (`rename '.jpeg' '.jpg' *.jpeg`, or the
+/// files first, `rename **/* '.jpeg' '.jpg'`): one glob of files and two
+/// texts, run as `ls **/* | where ($it.name | str contains '.jpeg') | each
+/// {|f| mv $f.name ($f.name | str replace '.jpeg' '.jpg') }`. `None` for
+/// anything else (Nushell's `rename` of columns always has input).
+pub fn rename_program_with_mv(pipeline: &str) -> Option<String> {
+    let elements = top_level_elements(pipeline);
+    let mut words = elements.first()?.split_whitespace();
+    if words.next() != Some("rename") {
+        return None;
+    }
+    let args: Vec<&str> = words.collect();
+    let is_glob = |word: &str| word.contains(['*', '?']) && !word.starts_with(['\'', '"', '$']);
+    let is_text = |word: &str| {
+        let inner = word.trim_matches(|c| c == '\'' || c == '"');
+        !inner.is_empty()
+            && !word.starts_with(['-', '$'])
+            && !inner.contains(['$', '(', ')', '{', '}', '\'', '"', '*'])
+    };
+    let (glob, from, to) = match args[..] {
+        [glob, from, to] if is_glob(glob) && is_text(from) && is_text(to) => (glob, from, to),
+        [from, to, glob] if is_glob(glob) && is_text(from) && is_text(to) => (glob, from, to),
+        _ => return None,
+    };
+    let mut out = vec![format!(
+        "ls {glob} | where ($it.name | str contains {from}) | each {{|f| mv $f.name ($f.name | str replace {from} {to}) }}"
+    )];
+    out.extend(elements[1..].iter().map(|e| e.trim().to_string()));
     Some(out.join(" | "))
 }
 
@@ -905,8 +938,16 @@ fn math_of_column(element: &str) -> Option<(String, String)> {
 /// Commands that keep a table's rows as they are (fewer, or in another
 /// order), so its columns are still the listing's after them.
 const KEEPS_ROWS: &[&str] = &[
-    "where", "filter", "sort-by", "sort", "first", "last", "skip", "take", "reverse", "uniq-by",
+    "where", "filter", "find", "sort-by", "sort", "first", "last", "skip", "take", "reverse",
+    "uniq-by",
 ];
+
+/// The elements of `pipeline` where it starts with an `ls` listing.
+fn listing_elements(pipeline: &str) -> Option<Vec<String>> {
+    let elements = top_level_elements(pipeline);
+    let first = elements.first()?;
+    (first.split_whitespace().next() == Some("ls")).then_some(elements)
+}
 
 /// Whether `element` (a pipeline element) keeps the rows of a table.
 fn keeps_rows(element: &str) -> bool {
@@ -922,11 +963,8 @@ fn keeps_rows(element: &str) -> bool {
 /// sum`. Words after the aggregate that look like flags (`--bytes`, as
 /// `du` has) go: `math` has none. `None` when there is none.
 pub fn sizes_of_listing(pipeline: &str) -> Option<String> {
-    let elements = top_level_elements(pipeline);
-    let first = elements.first()?.trim();
-    if first.split_whitespace().next() != Some("ls") {
-        return None;
-    }
+    let elements = listing_elements(pipeline)?;
+    let first = elements[0].trim();
     let mut out = vec![first.to_string()];
     for (i, element) in elements.iter().enumerate().skip(1) {
         let element = element.trim();
@@ -985,11 +1023,7 @@ pub fn rows_matched_by_name(pipeline: &str) -> Option<String> {
 /// each (`count` where it ends in `length`, else `lines`). `None` for
 /// anything else.
 pub fn lines_of_listed_files(pipeline: &str) -> Option<String> {
-    let elements = top_level_elements(pipeline);
-    let first = elements.first()?.trim();
-    if first.split_whitespace().next() != Some("ls") {
-        return None;
-    }
+    let elements = listing_elements(pipeline)?;
     let at = elements
         .iter()
         .position(|element| element.trim() == "lines")?;
@@ -1917,5 +1951,21 @@ mod tests {
         assert_eq!(listing_renamed_with_mv("ls | get name | rename a b"), None);
         assert_eq!(listing_renamed_with_mv("open a.csv | rename a b"), None);
         assert_eq!(listing_renamed_with_mv("ls | rename -c {name: file}"), None);
+    }
+
+    #[test]
+    fn the_rename_programs_call_renames_files_with_mv() {
+        let want = "ls **/* | where ($it.name | str contains '.jpeg') | each {|f| mv $f.name ($f.name | str replace '.jpeg' '.jpg') }";
+        assert_eq!(
+            rename_program_with_mv("rename **/* '.jpeg' '.jpg'").as_deref(),
+            Some(want)
+        );
+        assert_eq!(
+            rename_program_with_mv("rename '.jpeg' '.jpg' **/*").as_deref(),
+            Some(want)
+        );
+        assert_eq!(rename_program_with_mv("ls | rename a b c"), None);
+        assert_eq!(rename_program_with_mv("rename a b"), None);
+        assert_eq!(rename_program_with_mv("rename a b c"), None);
     }
 }
