@@ -1178,48 +1178,48 @@ impl Agent {
                             _ => text,
                         };
                         match out {
-                        None => return self.answer_with_last_table(text, last_result),
-                        Some(n) => match self.shell.out(n) {
-                            Some(value) => {
-                                self.answered_out = Some(n);
-                                return Ending::Answered {
-                                    text: with_row_names(text, &value),
-                                    data: Some(value),
-                                };
-                            }
-                            // A result it miscounted (`$out.1` when the
-                            // last step's is `$out.0`): the last result is
-                            // what it meant to return.
-                            None if !text.trim().is_empty()
-                                && last_result.and_then(|m| self.shell.out(m)).is_some() =>
-                            {
-                                let m = last_result.unwrap_or_default();
-                                self.emit(AgentEvent::Repaired {
-                                    step,
-                                    message: format!(
-                                        "the answer named $out.{n}, which does not exist; it returns $out.{m}, the last result"
-                                    ),
-                                });
-                                self.answered_out = Some(m);
-                                return Ending::Answered {
-                                    text,
-                                    data: self.shell.out(m),
-                                };
-                            }
-                            // Nothing to return, or no turn left to fix it
-                            // in: the answer's text is the answer.
-                            None if (answer_only || self.shell.out(0).is_none())
-                                && !text.trim().is_empty() =>
-                            {
-                                self.answered_out = None;
-                                return Ending::Answered { text, data: None };
-                            }
-                            None => format!(
-                                "There is no $out.{n}: {}. Answer again with an existing one, or without `out`.",
-                                self.outs_so_far()
-                            ),
-                        },
-                    }
+                            None => return self.answer_with_last_table(text, last_result),
+                            Some(n) => match self.shell.out(n) {
+                                Some(value) => {
+                                    self.answered_out = Some(n);
+                                    return Ending::Answered {
+                                        text: with_row_names(text, &value),
+                                        data: Some(value),
+                                    };
+                                }
+                                // A result it miscounted (`$out.1` when the
+                                // last step's is `$out.0`): the last result is
+                                // what it meant to return.
+                                None if !text.trim().is_empty()
+                                    && last_result.and_then(|m| self.shell.out(m)).is_some() =>
+                                {
+                                    let m = last_result.unwrap_or_default();
+                                    self.emit(AgentEvent::Repaired {
+                                        step,
+                                        message: format!(
+                                            "the answer named $out.{n}, which does not exist; it returns $out.{m}, the last result"
+                                        ),
+                                    });
+                                    self.answered_out = Some(m);
+                                    return Ending::Answered {
+                                        text,
+                                        data: self.shell.out(m),
+                                    };
+                                }
+                                // Nothing to return, or no turn left to fix it
+                                // in: the answer's text is the answer.
+                                None if (answer_only || self.shell.out(0).is_none())
+                                    && !text.trim().is_empty() =>
+                                {
+                                    self.answered_out = None;
+                                    return Ending::Answered { text, data: None };
+                                }
+                                None => format!(
+                                    "There is no $out.{n}: {}. Answer again with an existing one, or without `out`.",
+                                    self.outs_so_far()
+                                ),
+                            },
+                        }
                     }
                     Action::Invalid(message) => message,
                 };
