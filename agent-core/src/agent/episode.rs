@@ -1141,7 +1141,7 @@ impl Agent {
                             && ((stops > 0
                                 && !grounding::says_not_done(&text)
                                 && (grounding::claimed_change(&text).is_some()
-                                    || self.last_out().is_none()))
+                                    || self.shell.out(0).is_none()))
                                 || (!self.may_have_changed
                                     && grounding::claimed_change(&text).is_some())
                                 || !self.ungrounded(&text, !has_data).is_empty()) =>
@@ -1158,22 +1158,11 @@ impl Agent {
                                 if checks
                                     && answer_only
                                     && stops > 0
-                                    && self.last_out().is_some()
+                                    && self.shell.out(0).is_some()
                                     && self.options.kind == PromptKind::Task
                                     && !grounding::says_not_done(&text) =>
                             {
-                                self.emit(AgentEvent::Repaired {
-                                    step,
-                                    message: "the last answer leaves out what the policy stopped; it is said after the answer".into(),
-                                });
-                                match text.trim_end() {
-                                    "" => format!(
-                                        "I did not do it: the policy stopped the step ({stopped})."
-                                    ),
-                                    said => format!(
-                                        "{said}\nNot done: the policy stopped a step ({stopped})."
-                                    ),
-                                }
+                                self.with_stop_said(step, &text, stopped)
                             }
                             _ => text,
                         };
@@ -1225,6 +1214,21 @@ impl Agent {
                 };
                 self.push(Message::tool(call.id.clone(), result));
             }
+        }
+    }
+
+    /// `text`, a last answer that leaves out what the policy stopped, with
+    /// the stop said after it (`stopped`, the stop's first line).
+    fn with_stop_said(&mut self, step: usize, text: &str, stopped: &str) -> String {
+        self.emit(AgentEvent::Repaired {
+            step,
+            message:
+                "the last answer leaves out what the policy stopped; it is said after the answer"
+                    .into(),
+        });
+        match text.trim_end() {
+            "" => format!("I did not do it: the policy stopped the step ({stopped})."),
+            said => format!("{said}\nNot done: the policy stopped a step ({stopped})."),
         }
     }
 

@@ -712,35 +712,21 @@ pub fn files_renamed_with_mv(pipeline: &str) -> Option<String> {
 /// 'jpeg' 'jpg') }`. Only literal texts, after a listing and filters that
 /// keep its rows; `None` for anything else.
 pub fn listing_renamed_with_mv(pipeline: &str) -> Option<String> {
-    let elements = listing_elements(pipeline)?;
+    let mut elements = elements_after(pipeline, &["ls"])?;
     let at = elements
         .iter()
         .position(|element| element.split_whitespace().next() == Some("rename"))?;
     if !elements[1..at].iter().all(|element| keeps_rows(element)) {
         return None;
     }
-    let words: Vec<&str> = elements[at].split_whitespace().collect();
-    let literal = |word: &str| {
-        let inner = word.trim_matches(|c| c == '\'' || c == '"');
-        !inner.is_empty()
-            && !word.starts_with('-')
-            && !inner.contains(['$', '(', ')', '{', '}', '\'', '"'])
-    };
-    let [_, from, to] = words[..] else {
+    let [_, from, to] = elements[at].split_whitespace().collect::<Vec<_>>()[..] else {
         return None;
     };
-    if !literal(from) || !literal(to) {
+    if !is_literal_text(from) || !is_literal_text(to) {
         return None;
     }
-    let mut out: Vec<String> = elements[..at]
-        .iter()
-        .map(|e| e.trim().to_string())
-        .collect();
-    out.push(format!(
-        "each {{|f| mv $f.name ($f.name | str replace {from} {to}) }}"
-    ));
-    out.extend(elements[at + 1..].iter().map(|e| e.trim().to_string()));
-    Some(out.join(" | "))
+    elements[at] = renamed_with_mv(from, to);
+    Some(elements.join(" | "))
 }
 
 /// `pipeline` that is the rename program's call given to Nushell's
@@ -750,29 +736,35 @@ pub fn listing_renamed_with_mv(pipeline: &str) -> Option<String> {
 /// {|f| mv $f.name ($f.name | str replace '.jpeg' '.jpg') }`. `None` for
 /// anything else (Nushell's `rename` of columns always has input).
 pub fn rename_program_with_mv(pipeline: &str) -> Option<String> {
-    let elements = top_level_elements(pipeline);
-    let mut words = elements.first()?.split_whitespace();
-    if words.next() != Some("rename") {
-        return None;
-    }
-    let args: Vec<&str> = words.collect();
+    let mut elements = elements_after(pipeline, &["rename"])?;
     let is_glob = |word: &str| word.contains(['*', '?']) && !word.starts_with(['\'', '"', '$']);
-    let is_text = |word: &str| {
-        let inner = word.trim_matches(|c| c == '\'' || c == '"');
-        !inner.is_empty()
-            && !word.starts_with(['-', '$'])
-            && !inner.contains(['$', '(', ')', '{', '}', '\'', '"', '*'])
-    };
+    let is_text = |word: &str| is_literal_text(word) && !word.contains('*');
+    let args: Vec<&str> = elements[0].split_whitespace().skip(1).collect();
     let (glob, from, to) = match args[..] {
         [glob, from, to] if is_glob(glob) && is_text(from) && is_text(to) => (glob, from, to),
         [from, to, glob] if is_glob(glob) && is_text(from) && is_text(to) => (glob, from, to),
         _ => return None,
     };
-    let mut out = vec![format!(
-        "ls {glob} | where ($it.name | str contains {from}) | each {{|f| mv $f.name ($f.name | str replace {from} {to}) }}"
-    )];
-    out.extend(elements[1..].iter().map(|e| e.trim().to_string()));
-    Some(out.join(" | "))
+    elements[0] = format!(
+        "ls {glob} | where ($it.name | str contains {from}) | {}",
+        renamed_with_mv(from, to)
+    );
+    Some(elements.join(" | "))
+}
+
+/// Whether `word` is a literal text (`jpeg`, `'.jpg'`): no variable,
+/// expression, closure or flag.
+fn is_literal_text(word: &str) -> bool {
+    let inner = word.trim_matches(|c| c == '\'' || c == '"');
+    !inner.is_empty()
+        && !word.starts_with('-')
+        && !inner.contains(['$', '(', ')', '{', '}', '\'', '"'])
+}
+
+/// The closure over listed files that renames each, `from` in its name
+/// made `to`, with `mv`.
+fn renamed_with_mv(from: &str, to: &str) -> String {
+    format!("each {{|f| mv $f.name ($f.name | str replace {from} {to}) }}")
 }
 
 /// Python's string methods and the Nushell command for each.
@@ -942,11 +934,15 @@ const KEEPS_ROWS: &[&str] = &[
     "uniq-by",
 ];
 
-/// The elements of `pipeline` where it starts with an `ls` listing.
-fn listing_elements(pipeline: &str) -> Option<Vec<String>> {
-    let elements = top_level_elements(pipeline);
-    let first = elements.first()?;
-    (first.split_whitespace().next() == Some("ls")).then_some(elements)
+/// The elements of `pipeline`, trimmed, where its first command is one
+/// of `heads` (`ls`); `None` else.
+fn elements_after(pipeline: &str, heads: &[&str]) -> Option<Vec<String>> {
+    let elements: Vec<String> = top_level_elements(pipeline)
+        .iter()
+        .map(|element| element.trim().to_string())
+        .collect();
+    let head = elements.first()?.split_whitespace().next()?;
+    heads.contains(&head).then_some(elements)
 }
 
 /// Whether `element` (a pipeline element) keeps the rows of a table.
@@ -963,26 +959,19 @@ fn keeps_rows(element: &str) -> bool {
 /// sum`. Words after the aggregate that look like flags (`--bytes`, as
 /// `du` has) go: `math` has none. `None` when there is none.
 pub fn sizes_of_listing(pipeline: &str) -> Option<String> {
-    let elements = listing_elements(pipeline)?;
-    let first = elements[0].trim();
-    let mut out = vec![first.to_string()];
-    for (i, element) in elements.iter().enumerate().skip(1) {
-        let element = element.trim();
-        let mut words = element.split_whitespace();
-        let is_math = words.next() == Some("math");
-        let function = words.next().unwrap_or_default();
-        let flags_only = words.all(|w| w.trim_matches(|c| c == '\'' || c == '"').starts_with('-'));
-        if is_math && AGGREGATES.contains(&function) && flags_only {
-            out.push(format!("get size | math {function}"));
-            out.extend(elements[i + 1..].iter().map(|e| e.trim().to_string()));
-            return Some(out.join(" | "));
-        }
-        if !keeps_rows(element) {
-            return None;
-        }
-        out.push(element.to_string());
+    let mut elements = elements_after(pipeline, &["ls"])?;
+    let at = 1 + elements[1..]
+        .iter()
+        .position(|element| !keeps_rows(element))?;
+    let mut words = elements[at].split_whitespace();
+    let is_math = words.next() == Some("math");
+    let function = words.next().unwrap_or_default();
+    let flags_only = words.all(|w| w.trim_matches(|c| c == '\'' || c == '"').starts_with('-'));
+    if !(is_math && AGGREGATES.contains(&function) && flags_only) {
+        return None;
     }
-    None
+    elements[at] = format!("get size | math {function}");
+    Some(elements.join(" | "))
 }
 
 /// `pipeline` with the rows of an `ls` or `ps` table matched by their name
@@ -994,25 +983,17 @@ pub fn rows_matched_by_name(pipeline: &str) -> Option<String> {
         regex::Regex::new(r"^where\s+\$it\s*(=~|!~|starts-with|ends-with)\s").ok()
     });
     let regex = ROW_MATCH.as_ref()?;
-    let elements = top_level_elements(pipeline);
-    let first = elements.first()?.trim();
-    if !["ls", "ps"].contains(&first.split_whitespace().next()?) {
-        return None;
-    }
-    let mut out = vec![first.to_string()];
+    let mut elements = elements_after(pipeline, &["ls", "ps"])?;
     let mut changed = false;
-    let mut rows_kept = true;
-    for element in &elements[1..] {
-        let element = element.trim();
-        if rows_kept && regex.is_match(element) {
+    for element in elements.iter_mut().skip(1) {
+        if regex.is_match(element) {
+            *element = element.replacen("$it", "name", 1);
             changed = true;
-            out.push(element.replacen("$it", "name", 1));
-            continue;
+        } else if !keeps_rows(element) {
+            break;
         }
-        rows_kept &= keeps_rows(element);
-        out.push(element.to_string());
     }
-    changed.then(|| out.join(" | "))
+    changed.then(|| elements.join(" | "))
 }
 
 /// `pipeline` with the lines of listed files read from the files: `ls
@@ -1023,24 +1004,20 @@ pub fn rows_matched_by_name(pipeline: &str) -> Option<String> {
 /// each (`count` where it ends in `length`, else `lines`). `None` for
 /// anything else.
 pub fn lines_of_listed_files(pipeline: &str) -> Option<String> {
-    let elements = listing_elements(pipeline)?;
-    let at = elements
-        .iter()
-        .position(|element| element.trim() == "lines")?;
+    let elements = elements_after(pipeline, &["ls"])?;
+    let at = elements.iter().position(|element| element == "lines")?;
     if !elements[1..at].iter().all(|element| keeps_rows(element)) {
         return None;
     }
-    let per_file: Vec<&str> = elements[at..].iter().map(|e| e.trim()).collect();
-    let column = if per_file.last() == Some(&"length") {
+    let column = if elements.last().is_some_and(|last| last == "length") {
         "count"
     } else {
         "lines"
     };
-    let listing: Vec<&str> = elements[..at].iter().map(|e| e.trim()).collect();
     Some(format!(
         "{} | insert {column} {{|f| open --raw $f.name | {} }}",
-        listing.join(" | "),
-        per_file.join(" | ")
+        elements[..at].join(" | "),
+        elements[at..].join(" | ")
     ))
 }
 

@@ -651,23 +651,17 @@ pub fn over_subfolders(pipeline: &str, cwd: &std::path::Path) -> Option<String> 
     if !has_subfolders(cwd) || lists_folders_themselves(pipeline) {
         return None;
     }
-    let (first, rest) = match pipeline.split_once('|') {
-        Some((first, rest)) => (first, Some(rest.trim())),
-        None => (pipeline, None),
-    };
-    let subfolders = format!("**/{pattern}");
-    let mut listing: Vec<&str> = vec!["ls"];
-    listing.extend(
-        first
-            .split_whitespace()
-            .skip(1)
-            .filter(|w| w.starts_with('-')),
-    );
-    listing.push(&subfolders);
-    let listing = listing.join(" ");
-    Some(match rest {
-        Some(rest) => format!("{listing} | {rest}"),
-        None => listing,
+    let (first, rest) = pipeline.split_once('|').unwrap_or((pipeline, ""));
+    let flags: String = first
+        .split_whitespace()
+        .skip(1)
+        .filter(|word| word.starts_with('-'))
+        .map(|flag| format!("{flag} "))
+        .collect();
+    let listing = format!("ls {flags}**/{pattern}");
+    Some(match rest.trim() {
+        "" => listing,
+        rest => format!("{listing} | {rest}"),
     })
 }
 
