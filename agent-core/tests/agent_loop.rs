@@ -1829,6 +1829,57 @@ fn exit_is_not_run_and_the_next_turn_is_for_answer_only() {
     assert_eq!(ep.tools_offered(2), ["answer"]);
 }
 
+/// A step that is only `$out.N` shows what the model was shown already:
+/// it is not run, and the next turn is for `answer`.
+#[test]
+fn a_result_shown_again_is_not_run_and_the_answer_is_asked_for() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where name =~ txt | get name"),
+            nu("$out.0"),
+            answer("a.txt and c.txt."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep
+        .agent
+        .run("which text files are here?", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    assert!(
+        ep.tool_results()[1].starts_with("Not run: `$out.0` was shown to you"),
+        "{:?}",
+        ep.tool_results()
+    );
+    assert!(
+        ep.repaired()
+            .iter()
+            .any(|r| r.contains("only shows `$out.0` again")),
+        "{:?}",
+        ep.repaired()
+    );
+    assert_eq!(ep.tools_offered(2), ["answer"]);
+}
+
+/// The user's no is final: after a denied step the next turn is for
+/// `answer`, so the same change in another form is never asked again.
+#[test]
+fn after_a_denied_step_the_next_turn_is_for_answer_only() {
+    let mut ep = episode(
+        vec![
+            nu("mkdir newdir"),
+            answer("I did not create newdir: you did not approve it."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("make a dir", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
+    assert_eq!(ep.statuses(), vec![StepStatus::Denied]);
+    assert_eq!(ep.tools_offered(1), ["answer"]);
+}
+
 #[test]
 fn a_command_that_works_on_input_given_none_takes_the_last_result() {
     let mut ep = episode(

@@ -70,8 +70,10 @@ const HOLLOW_ON_THE_LAST_STEP: &str =
 /// How long a step the model alone sent to the background runs here
 /// before it goes on as a job.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(10);
-/// Steps the policy stopped after which only `answer` is offered (a
-/// blocked step counts as this many: nothing gets past a block).
+/// Steps the policy stopped after which only `answer` is offered. A
+/// blocked or denied step counts as this many: nothing gets past a block,
+/// and the user's no is final (the same deletion in another form would ask
+/// them again).
 const STOPS_BEFORE_ANSWER: usize = 2;
 
 /// How the loop runs.
@@ -610,7 +612,7 @@ impl Agent {
                 self.instruct(if last_step {
                     "This is the last step. Call `answer` now: what you found, or what you could not do and why."
                 } else {
-                    "The policy stopped your steps. Call `answer` now: tell the user what you did not do and why."
+                    "The policy or the user stopped your step. Call `answer` now: tell the user what you did not do and why."
                 });
             }
             let resample = self.options.on(Lever::Resample);
@@ -888,6 +890,26 @@ impl Agent {
                     Action::Run { pipeline, .. } if starts_job && failed_before.is_none() => {
                         self.start_job(step, &pipeline)
                     }
+                    Action::Run { pipeline, .. }
+                        if self.options.kind == PromptKind::Task
+                            && self.options.on(Lever::Resample)
+                            && only_an_out(&pipeline).is_some_and(|n| self.shell.out(n).is_some()) =>
+                    {
+                        // Nothing new to see: a small model looks again
+                        // at what it has instead of answering from it.
+                        must_answer = true;
+                        told_to_answer = true;
+                        let n = only_an_out(&pipeline).unwrap_or_default();
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: format!(
+                                "a step that only shows `$out.{n}` again; not run, asked to answer"
+                            ),
+                        });
+                        format!(
+                            "Not run: `$out.{n}` was shown to you when it was made; shown again it gives nothing new. Call `answer` now with what the results show (`out: {n}` returns it to the user)."
+                        )
+                    }
                     Action::Run { .. } if matches!(feed, Some(Feed::NothingToTake(_))) => {
                         must_answer = true;
                         told_to_answer = true;
@@ -979,11 +1001,7 @@ impl Agent {
                             };
                             match status {
                                 StepStatus::Blocked | StepStatus::Denied => {
-                                    stops += if status == StepStatus::Blocked {
-                                        STOPS_BEFORE_ANSWER
-                                    } else {
-                                        1
-                                    };
+                                    stops += STOPS_BEFORE_ANSWER;
                                     stopped_calls.push(signature.clone());
                                     last_stop = Some(first_line(&text));
                                     failed_now(&text);
@@ -1675,6 +1693,17 @@ impl Agent {
             .map(|plan| repair::unknown_programs(plan, finds))
             .unwrap_or_default();
         let engine = self.shell.session().engine_state();
+        // `^sys cpu` with no program `sys` here: the command `sys cpu`.
+        if let Some(command) = translation
+            .then(|| repair::without_caret_of_commands(engine, pipeline, &unknown))
+            .flatten()
+        {
+            self.ran_notes.push(format!(
+                "`{}` is a Nushell command, not a program: no `^`",
+                unknown.join("`, `")
+            ));
+            return self.run_step(step, &command, why, cancel);
+        }
         let bash_in_nushell = translation
             && (bash_forms::asks_help_by_habit(engine, pipeline)
                 || bash_forms::feeds_a_table_to_a_program(engine, pipeline));
@@ -2197,6 +2226,11 @@ fn may_change(decision: &Decision) -> bool {
         .rows
         .iter()
         .any(|row| row.category != crate::policy::Category::Read || row.name == "cd")
+}
+
+/// N, where `pipeline` is only `$out.N` (a result shown again).
+fn only_an_out(pipeline: &str) -> Option<usize> {
+    pipeline.trim().strip_prefix("$out.")?.parse().ok()
 }
 
 /// A `nu` call of `pipeline` (to name a call no reply may make).

@@ -155,6 +155,41 @@ pub fn unknown_programs(plan: &Plan, finds_program: impl Fn(&str) -> bool) -> Ve
     unknown
 }
 
+/// `pipeline` with `^name` written `name` for each of `names` that is a
+/// Nushell command here: `^sys cpu` runs a program called `sys`, and with
+/// no such program on this machine it can only fail, while `sys cpu` is
+/// what it means. `None` when some name is no command (the model is told
+/// of those) or nothing changes.
+pub fn without_caret_of_commands(
+    engine: &EngineState,
+    pipeline: &str,
+    names: &[String],
+) -> Option<String> {
+    let is_command = |name: &String| engine.find_decl(name.as_bytes(), &[]).is_some();
+    if names.is_empty() || !names.iter().all(is_command) {
+        return None;
+    }
+    let mut fixed = pipeline.to_string();
+    for name in names {
+        let caret = format!("^{name}");
+        let mut from = 0;
+        while let Some(at) = fixed[from..].find(&caret).map(|at| at + from) {
+            let end = at + caret.len();
+            let ends_word = fixed[end..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || "|;)".contains(c));
+            if ends_word {
+                fixed.replace_range(at..at + 1, "");
+                from = end - 1;
+            } else {
+                from = end;
+            }
+        }
+    }
+    (fixed != pipeline).then_some(fixed)
+}
+
 /// What the model is told of names that are neither commands nor
 /// programs: the Nushell form, or the closest command names.
 pub fn unknown_programs_message(engine: &EngineState, names: &[String]) -> String {
@@ -1128,6 +1163,34 @@ mod tests {
         assert!(text.contains("`length`"), "{text}");
         let close = unknown_programs_message(engine.state(), &["lenght".to_string()]);
         assert!(close.contains("did you mean `length`?"), "{close}");
+    }
+
+    #[test]
+    fn a_command_called_as_a_program_runs_as_the_command() {
+        let engine = Engine::standard();
+        let names = |list: &[&str]| list.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            without_caret_of_commands(engine.state(), "^sys cpu | length", &names(&["sys"])),
+            Some("sys cpu | length".into())
+        );
+        assert_eq!(
+            without_caret_of_commands(engine.state(), "(^ls) | ^sort", &names(&["ls", "sort"])),
+            Some("(ls) | sort".into())
+        );
+        // `^sysx` is another name; `^frobnicate` no command at all.
+        assert_eq!(
+            without_caret_of_commands(engine.state(), "^sysx; ^sys", &names(&["sys"])),
+            Some("^sysx; sys".into())
+        );
+        assert_eq!(
+            without_caret_of_commands(
+                engine.state(),
+                "^sys | ^frobnicate",
+                &names(&["sys", "frobnicate"])
+            ),
+            None
+        );
+        assert_eq!(without_caret_of_commands(engine.state(), "sys", &[]), None);
     }
 
     #[test]

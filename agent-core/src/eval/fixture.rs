@@ -178,15 +178,18 @@ fn run_ok(session: &mut Session, source: &str) -> Result<Value, String> {
     }
 }
 
-/// The temp root for the task at `path`: `<temp>/nu-agent-eval/<task>`, a
-/// name that is the same in every run, so a greedy model sees the same
-/// paths and runs compare task by task across commits; where that name is
-/// taken (a run beside this one, a kept root), a random name beside it.
+/// The temp root for the task at `path`: `<temp>/nu-agent-eval/task-<hash
+/// of its name>`, a name that is the same in every run, so a greedy model
+/// sees the same paths and runs compare task by task across commits, and
+/// that tells the model nothing of the task (its cwd is in the prompt);
+/// where that name is taken (a run beside this one, a kept root), a random
+/// name beside it.
 fn task_root(path: &Path) -> std::io::Result<tempfile::TempDir> {
-    let task = path
+    let stem = path
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "task".into());
+        .unwrap_or_default();
+    let task = format!("task-{:08x}", fnv1a(stem.as_bytes()));
     let parent = std::env::temp_dir().join("nu-agent-eval");
     if std::fs::create_dir_all(&parent).is_err() {
         return tempfile::Builder::new().prefix("nu-agent-eval-").tempdir();
@@ -201,6 +204,14 @@ fn task_root(path: &Path) -> std::io::Result<tempfile::TempDir> {
             .prefix(&format!("{task}-"))
             .tempdir_in(&parent),
     }
+}
+
+/// FNV-1a, 32 bits: a hash that stays the same across builds and Rust
+/// releases.
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |hash, byte| {
+        (hash ^ u32::from(*byte)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// The process's environment with HOME and the XDG dirs moved into `root`,
@@ -237,8 +248,11 @@ mod tests {
     fn a_task_root_has_the_same_name_each_run_and_a_random_one_when_taken() {
         let task = PathBuf::from(format!("tasks/root-name-{}.nu", std::process::id()));
         let first = task_root(&task).unwrap();
-        let name = first.path().file_name().unwrap().to_owned();
-        assert_eq!(name, format!("root-name-{}", std::process::id()).as_str());
+        let name = first.path().file_name().unwrap().to_string_lossy();
+        assert!(
+            name.starts_with("task-") && !name.contains("root-name"),
+            "{name}"
+        );
         let beside = task_root(&task).unwrap();
         assert_ne!(beside.path(), first.path());
         assert!(beside.path().starts_with(first.path().parent().unwrap()));
