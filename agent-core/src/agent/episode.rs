@@ -76,6 +76,9 @@ const BACKGROUND_GRACE: Duration = Duration::from_secs(10);
 /// them again).
 const STOPS_BEFORE_ANSWER: usize = 2;
 
+/// What a step that gave something (or made its change) ends with.
+const DONE_ASK: &str = "\n(If this is all the request needs, call `answer` now.)";
+
 /// How the loop runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentOptions {
@@ -680,7 +683,13 @@ impl Agent {
             if let Some(repair) = turn.repair.clone() {
                 self.emit(AgentEvent::Repaired {
                     step,
-                    message: "the reply could not be read as a tool call; asked again".into(),
+                    message: format!(
+                        "the reply could not be read as a tool call (it began `{}`); asked again",
+                        normalize(&turn.content)
+                            .chars()
+                            .take(120)
+                            .collect::<String>()
+                    ),
                 });
                 self.push(Message::assistant(turn.content.clone(), Vec::new()));
                 self.instruct(repair);
@@ -1632,6 +1641,13 @@ impl Agent {
         n.checked_sub(1)
     }
 
+    /// The results before `$out.{before}`, `(N, $out.N)`.
+    fn earlier_outs(&self, before: usize) -> Vec<(usize, nu_protocol::Value)> {
+        (0..before)
+            .filter_map(|n| self.shell.out(n).map(|value| (n, value)))
+            .collect()
+    }
+
     /// `$out.0 … $out.3` or `nothing has run yet`.
     fn outs_so_far(&self) -> String {
         match self.last_out() {
@@ -2018,6 +2034,18 @@ impl Agent {
         } else if hints
             && status == StepStatus::Failed
             && let Some(diagnostic) = &ran.outcome.error
+            && repair::is_not_found(diagnostic)
+            && let Some(hint) = repair::value_as_file_hint(
+                pipeline,
+                diagnostic,
+                &self.earlier_outs(ran.outcome.index),
+            )
+        {
+            // What to write instead comes first, as above.
+            observed = format!("{hint}\n{observed}");
+        } else if hints
+            && status == StepStatus::Failed
+            && let Some(diagnostic) = &ran.outcome.error
             && let Some(hint) = repair::failure_hint(pipeline, diagnostic)
         {
             observed.push('\n');
@@ -2074,6 +2102,15 @@ impl Agent {
             // A small model reads an empty result as "nothing happened"
             // and looks again, or does the change a second time.
             observed.push_str("\nDone: it ran without an error (a change gives nothing back).");
+        }
+        if hints
+            && status == StepStatus::Ok
+            && self.options.kind == PromptKind::Task
+            && (may_change(&decision) || !found_nothing)
+        {
+            // A small model that has what the request needs does not know
+            // it: it goes on looking, and answers from a later result.
+            observed.push_str(DONE_ASK);
         }
         let text = match &ran.notice {
             Some(notice) => format!("Note: {notice}.\n{observed}"),

@@ -559,8 +559,7 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
     if into_git {
         return Some(GIT_FORMS.to_string());
     }
-    let not_found = ["nu::shell::io::file_not_found", "nu::shell::io::not_found"].contains(&code);
-    not_found
+    is_not_found(diagnostic)
         .then(|| extension_as_path(pipeline))
         .flatten()
         .map(|ext| {
@@ -568,6 +567,58 @@ pub fn failure_hint(pipeline: &str, diagnostic: &Diagnostic) -> Option<String> {
                 "`{ext}` is the path of one file named `{ext}`, and there is none. The files whose names end in {ext} are the glob `*{ext}`: `ls *{ext}`, `ls **/*{ext}` (subfolders too), `rm *{ext}`."
             )
         })
+}
+
+/// For a file command that failed on a path there is no file at, where
+/// the path is a text value of an earlier result (`open eval-memhog` after
+/// `ps` showed a process of that name): the value is no file, and the row
+/// it came from is in that result already. `earlier` holds the results
+/// the model was shown, `(N, $out.N)`, newest last.
+pub fn value_as_file_hint(
+    pipeline: &str,
+    diagnostic: &Diagnostic,
+    earlier: &[(usize, nu_protocol::Value)],
+) -> Option<String> {
+    if !is_not_found(diagnostic) {
+        return None;
+    }
+    let words: Vec<&str> = pipeline.split_whitespace().collect();
+    let path = words.windows(2).find_map(|pair| {
+        let head = pair[0].trim_start_matches(['(', '^']);
+        let path = pair[1].trim_matches(['\'', '"', ')']);
+        (FILE_COMMANDS.contains(&head) && !path.starts_with('-') && !path.is_empty())
+            .then_some(path)
+    })?;
+    earlier.iter().rev().find_map(|(n, value)| {
+        let column = column_holding(value, path)?;
+        Some(format!(
+            "`{path}` is no file here: it is the `{column}` of a row of `$out.{n}`, which holds that row already (`$out.{n} | where {column} == '{path}'`); answer from it."
+        ))
+    })
+}
+
+/// Whether `diagnostic` says a path has no file or folder.
+pub fn is_not_found(diagnostic: &Diagnostic) -> bool {
+    let code = diagnostic.code.as_deref().unwrap_or_default();
+    ["nu::shell::io::file_not_found", "nu::shell::io::not_found"].contains(&code)
+}
+
+/// The column of a table (or the field of a record) whose text is `text`.
+fn column_holding(value: &nu_protocol::Value, text: &str) -> Option<String> {
+    let in_record = |record: &nu_protocol::Record| {
+        record
+            .iter()
+            .find(|(_, v)| v.as_str().is_ok_and(|s| s == text))
+            .map(|(column, _)| column.clone())
+    };
+    match value {
+        nu_protocol::Value::Record { val, .. } => in_record(val),
+        nu_protocol::Value::List { vals, .. } => vals.iter().find_map(|row| match row {
+            nu_protocol::Value::Record { val, .. } => in_record(val),
+            _ => None,
+        }),
+        _ => None,
+    }
 }
 
 /// The first bare extension (`.tmp`) a file command takes as its path
@@ -1163,6 +1214,68 @@ mod tests {
         assert!(text.contains("`length`"), "{text}");
         let close = unknown_programs_message(engine.state(), &["lenght".to_string()]);
         assert!(close.contains("did you mean `length`?"), "{close}");
+    }
+
+    #[test]
+    fn a_value_opened_as_a_file_is_pointed_to_its_row() {
+        use nu_protocol::{Span, Value, record};
+        let not_found = |code: &str| Diagnostic {
+            code: Some(code.into()),
+            message: "File not found".into(),
+            help: None,
+            labels: Vec::new(),
+            rendered: String::new(),
+        };
+        let row = Value::test_record(record! {
+            "pid" => Value::test_int(4242),
+            "name" => Value::test_string("ticker"),
+        });
+        let ps = vec![(0, Value::list(vec![row.clone()], Span::test_data()))];
+        let hint = value_as_file_hint(
+            "open ticker --raw",
+            &not_found("nu::shell::io::file_not_found"),
+            &ps,
+        )
+        .unwrap();
+        assert!(
+            hint.starts_with("`ticker` is no file here: it is the `name` of a row of `$out.0`"),
+            "{hint}"
+        );
+        assert!(hint.contains("`$out.0 | where name == 'ticker'`"), "{hint}");
+        let record = vec![(3, row)];
+        assert!(
+            value_as_file_hint(
+                "cat 'ticker'",
+                &not_found("nu::shell::io::not_found"),
+                &record
+            )
+            .is_some()
+        );
+        // A path no result holds, another error, or no file command.
+        assert!(
+            value_as_file_hint(
+                "open other",
+                &not_found("nu::shell::io::file_not_found"),
+                &ps
+            )
+            .is_none()
+        );
+        assert!(
+            value_as_file_hint(
+                "open ticker",
+                &not_found("nu::shell::io::is_a_directory"),
+                &ps
+            )
+            .is_none()
+        );
+        assert!(
+            value_as_file_hint(
+                "echo ticker",
+                &not_found("nu::shell::io::file_not_found"),
+                &ps
+            )
+            .is_none()
+        );
     }
 
     #[test]
