@@ -24,10 +24,12 @@ pub enum Lever {
     Translation,
     /// A step failing on an error with an exact fix runs fixed; errors and
     /// empty results carry a hint (the command's usage, the data's shape,
-    /// where the rows went).
+    /// where the rows went); a step that gave something ends with the call
+    /// to answer when that is all the request needs.
     Repair,
     /// A turn repeating an earlier call, or writing a pipeline that cannot
-    /// run, is sampled again, steered away from it.
+    /// run, is sampled again, steered away from it; a step that only shows
+    /// an earlier result again is not run.
     Resample,
     /// The call that ran in another form is shown in that form in the
     /// conversation the model reads next.
