@@ -70,12 +70,6 @@ const HOLLOW_ON_THE_LAST_STEP: &str =
 /// How long a step the model alone sent to the background runs here
 /// before it goes on as a job.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(10);
-/// Steps the policy stopped after which only `answer` is offered. A
-/// blocked or denied step counts as this many: nothing gets past a block,
-/// and the user's no is final (the same deletion in another form would ask
-/// them again).
-const STOPS_BEFORE_ANSWER: usize = 2;
-
 /// What a step that gave something (or made its change) ends with.
 const DONE_ASK: &str = "\n(If this is all the request needs, call `answer` now.)";
 
@@ -529,7 +523,10 @@ impl Agent {
         // Pipelines that failed in this request, with the step and the
         // first line of what the model was told: never run twice.
         let mut failed: Vec<(String, usize, String)> = Vec::new();
-        // Steps the policy stopped (blocked, or not approved).
+        // Steps the policy stopped (blocked, or not approved). After one,
+        // only `answer` is offered: nothing gets past a block, and the
+        // user's no is final (the same deletion in another form would ask
+        // them again).
         let mut stops = 0;
         let mut stopped_calls: Vec<String> = Vec::new();
         // What the last stopped step was told (its first line).
@@ -600,9 +597,8 @@ impl Agent {
             }
             let can_answer = self.options.kind != PromptKind::Suggest;
             let last_step = step == self.options.max_steps && step > 1 && can_answer;
-            let stopped_twice = stops >= STOPS_BEFORE_ANSWER && can_answer;
-            let answer_only =
-                idle_turns >= STUCK_TURNS || last_step || stopped_twice || must_answer;
+            let stopped = stops > 0 && can_answer;
+            let answer_only = idle_turns >= STUCK_TURNS || last_step || stopped || must_answer;
             if idle_turns == STUCK_TURNS {
                 self.notice(
                     "the model is going round in circles; it is asked to answer now".into(),
@@ -1010,7 +1006,7 @@ impl Agent {
                             };
                             match status {
                                 StepStatus::Blocked | StepStatus::Denied => {
-                                    stops += STOPS_BEFORE_ANSWER;
+                                    stops += 1;
                                     stopped_calls.push(signature.clone());
                                     last_stop = Some(first_line(&text));
                                     failed_now(&text);

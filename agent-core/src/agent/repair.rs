@@ -582,13 +582,9 @@ pub fn value_as_file_hint(
     if !is_not_found(diagnostic) {
         return None;
     }
-    let words: Vec<&str> = pipeline.split_whitespace().collect();
-    let path = words.windows(2).find_map(|pair| {
-        let head = pair[0].trim_start_matches(['(', '^']);
-        let path = pair[1].trim_matches(['\'', '"', ')']);
-        (FILE_COMMANDS.contains(&head) && !path.starts_with('-') && !path.is_empty())
-            .then_some(path)
-    })?;
+    let path = file_command_arguments(pipeline)
+        .map(|word| word.trim_matches(['\'', '"', ')']))
+        .find(|path| !path.starts_with('-') && !path.is_empty())?;
     earlier.iter().rev().find_map(|(n, value)| {
         let column = column_holding(value, path)?;
         Some(format!(
@@ -624,15 +620,23 @@ fn column_holding(value: &nu_protocol::Value, text: &str) -> Option<String> {
 /// The first bare extension (`.tmp`) a file command takes as its path
 /// (`rm .tmp`, `open .log`), meant as the files that end in it.
 fn extension_as_path(pipeline: &str) -> Option<&str> {
+    file_command_arguments(pipeline)
+        .map(|word| word.trim_matches(['\'', '"']))
+        .find(|path| {
+            path.len() >= 2
+                && path.len() <= 9
+                && path.starts_with('.')
+                && path[1..].chars().all(|c| c.is_ascii_alphanumeric())
+        })
+}
+
+/// The word after each file command of `pipeline` ([`FILE_COMMANDS`],
+/// also as `(open` or `^rm`), as written: its path, or a flag.
+fn file_command_arguments(pipeline: &str) -> impl Iterator<Item = &str> {
     let words: Vec<&str> = pipeline.split_whitespace().collect();
-    words.windows(2).find_map(|pair| {
-        let head = pair[0].trim_start_matches(['(', '^']);
-        let path = pair[1].trim_matches(['\'', '"']);
-        let is_extension = path.len() >= 2
-            && path.len() <= 9
-            && path.starts_with('.')
-            && path[1..].chars().all(|c| c.is_ascii_alphanumeric());
-        (FILE_COMMANDS.contains(&head) && is_extension).then_some(path)
+    (1..words.len()).filter_map(move |at| {
+        let head = words[at - 1].trim_start_matches(['(', '^']);
+        FILE_COMMANDS.contains(&head).then_some(words[at])
     })
 }
 
