@@ -2360,3 +2360,84 @@ fn a_named_file_the_policy_would_ask_about_or_block_is_not_read() {
         assert_eq!(ep.first_request_text(), "Sum private.csv");
     }
 }
+
+/// A filter copied with the prompt example's made-up size (`where size >
+/// 1mb`) and count (`first 3`), which the request does not give: the
+/// read runs without them and the model is told why.
+#[test]
+fn a_filter_copied_with_an_examples_value_runs_without_it() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where size > 1mb | sort-by size --reverse | first 3 | get name"),
+            answer("a.txt, b.log and c.txt."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep
+        .agent
+        .run("which files are here, biggest first?", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    let results = ep.tool_results();
+    assert!(
+        results[0].starts_with(
+            "`where size > 1mb | first 3` kept rows by a made-up value of the prompt's examples, which the request does not give; it ran as `ls | sort-by size --reverse | get name`."
+        ),
+        "{results:?}"
+    );
+    assert_eq!(
+        ep.shown_pipelines()[0],
+        "ls | sort-by size --reverse | get name"
+    );
+}
+
+/// The same filters where the request gives their values, or in a step
+/// that changes something, run as written.
+#[test]
+fn a_filter_whose_value_the_request_gives_runs_as_written() {
+    let mut ep = episode(
+        vec![
+            nu("ls | sort-by size --reverse | first 3 | get name"),
+            answer("a.txt, b.log and c.txt."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent
+        .run("name the 3 biggest files here", &CancelToken::new());
+    assert_eq!(
+        ep.shown_pipelines()[0],
+        "ls | sort-by size --reverse | first 3 | get name"
+    );
+    assert!(!ep.tool_results()[0].contains("made-up value"));
+}
+
+/// An answer of facts before any step ran is sent back, and the next
+/// turn offers only `nu`: a small model asked to check says its guess
+/// again.
+#[test]
+fn an_answer_of_facts_before_any_step_is_followed_by_a_step() {
+    let mut ep = episode(
+        vec![
+            answer("There are 42 text files."),
+            nu("ls | where name =~ txt | length"),
+            answer("There are 2 text files."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep
+        .agent
+        .run("how many text files are here?", &CancelToken::new());
+    assert!(matches!(ending, Ending::Answered { .. }), "{ending:?}");
+    assert!(
+        ep.repaired()
+            .iter()
+            .any(|r| r.contains("before any step gave data")),
+        "{:?}",
+        ep.repaired()
+    );
+    assert_eq!(ep.tools_offered(1), ["nu"]);
+    assert!(ep.tools_offered(2).contains(&"answer".to_string()));
+}

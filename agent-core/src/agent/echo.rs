@@ -37,6 +37,19 @@ pub fn restates(answer: &str, request: &str) -> bool {
     said.len() >= RESTATED_WORDS && said.iter().all(|word| asked.any(|other| other == *word))
 }
 
+/// Whether `said` is only a span of code that `sent` quotes (`` `ls
+/// **/…` `` of a loop note): code the model was shown, said back as if
+/// it were the answer.
+pub fn is_quoted_code(said: &str, sent: &str) -> bool {
+    let said = said.trim().trim_matches('`').trim();
+    !said.is_empty()
+        && sent
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .any(|code| code.trim() == said && code.contains(char::is_whitespace))
+}
+
 /// The part of a tool result the loop wrote: the notes before the result
 /// itself (`$out.N` and what follows is the data a reply may quote).
 pub fn loop_notes(result: &str) -> &str {
@@ -90,6 +103,16 @@ fn words(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_a_note_quotes_said_back_is_an_echo() {
+        let note =
+            "`ls **/…` looks into subfolders, as the request asks; it ran as `ls **/* | length`.";
+        assert!(is_quoted_code("ls **/…", note));
+        assert!(is_quoted_code("`ls **/* | length`", note));
+        assert!(!is_quoted_code("ls", "`ls` lists"));
+        assert!(!is_quoted_code("3 files", note));
+    }
 
     #[test]
     fn an_answer_that_adds_no_word_to_the_request_restates_it() {

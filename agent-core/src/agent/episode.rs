@@ -18,8 +18,8 @@ use super::{
     bare_input::{self, Feed},
     bash_forms,
     compact::{self, estimate},
-    data_shape, echo, emptied, grounding, home_directory, named_files, near_nushell, prompt,
-    repair, repository, reuse, scope,
+    copied_values, data_shape, echo, emptied, grounding, home_directory, named_files, near_nushell,
+    prompt, repair, repository, reuse, scope,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -560,6 +560,10 @@ impl Agent {
         // pipeline from the prompt's examples after it had results, or
         // tried to `exit`. The next turn is for `answer` only.
         let mut must_answer = false;
+        // The model answered with facts before any step gave data, and was
+        // sent back to find them: the next turn offers only `nu` (a small
+        // model asked to check says its guess again).
+        let mut must_run = false;
         // Answers are checked before they reach the user.
         let checks = self.options.on(Lever::AnswerChecks);
         loop {
@@ -599,6 +603,11 @@ impl Agent {
             let last_step = step == self.options.max_steps && step > 1 && can_answer;
             let stopped = stops > 0 && can_answer;
             let answer_only = idle_turns >= STUCK_TURNS || last_step || stopped || must_answer;
+            let offered = match (answer_only, std::mem::take(&mut must_run)) {
+                (true, _) => Offered::Answer,
+                (false, true) => Offered::Run,
+                (false, false) => Offered::Both,
+            };
             if idle_turns == STUCK_TURNS {
                 self.notice(
                     "the model is going round in circles; it is asked to answer now".into(),
@@ -620,11 +629,11 @@ impl Agent {
             } else {
                 Vec::new()
             };
-            let mut turn =
-                match self.model_turn(answer_only, self.options.temperature, &avoid, cancel) {
-                    TurnResult::Turn(turn) => turn,
-                    TurnResult::End(ending) => return ending,
-                };
+            let mut turn = match self.model_turn(offered, self.options.temperature, &avoid, cancel)
+            {
+                TurnResult::Turn(turn) => turn,
+                TurnResult::End(ending) => return ending,
+            };
             // A call made before gives nothing new, and a greedy model
             // asked again in the same words makes it again (a backend that
             // cannot steer its tokens, or a repeat in other whitespace):
@@ -646,7 +655,7 @@ impl Agent {
                         .cloned(),
                 );
                 let temperature = temperature.max(self.options.temperature);
-                turn = match self.model_turn(answer_only, temperature, &avoid, cancel) {
+                turn = match self.model_turn(offered, temperature, &avoid, cancel) {
                     TurnResult::Turn(turn) => turn,
                     TurnResult::End(ending) => return ending,
                 };
@@ -670,7 +679,7 @@ impl Agent {
                 });
                 avoid.push(call);
                 let temperature = temperature.max(self.options.temperature);
-                turn = match self.model_turn(answer_only, temperature, &avoid, cancel) {
+                turn = match self.model_turn(offered, temperature, &avoid, cancel) {
                     TurnResult::Turn(turn) => turn,
                     TurnResult::End(ending) => return ending,
                 };
@@ -1117,18 +1126,29 @@ impl Agent {
                     {
                         grounding_asked = true;
                         idle_turns += usize::from(progress);
-                        let facts = self.ungrounded(&text, !has_data);
-                        self.emit(AgentEvent::Repaired {
-                            step,
-                            message: format!(
-                                "the answer states {} that no result shows; asked to check",
-                                facts.join(", ")
-                            ),
-                        });
-                        format!(
-                            "Not answered yet: your answer states {} but no result shows that. Run a pipeline that finds it, then answer; or answer with only what the results show.",
-                            facts.join(", ")
-                        )
+                        let facts = self.ungrounded(&text, !has_data).join(", ");
+                        if !has_data && stops == 0 {
+                            must_run = true;
+                            self.emit(AgentEvent::Repaired {
+                                step,
+                                message: format!(
+                                    "the answer states {facts} before any step gave data; the next turn runs a step"
+                                ),
+                            });
+                            format!(
+                                "Not answered yet: your answer states {facts}, but no step has shown anything yet. Run a pipeline that finds it."
+                            )
+                        } else {
+                            self.emit(AgentEvent::Repaired {
+                                step,
+                                message: format!(
+                                    "the answer states {facts} that no result shows; asked to check"
+                                ),
+                            });
+                            format!(
+                                "Not answered yet: your answer states {facts} but no result shows that. Run a pipeline that finds it, then answer; or answer with only what the results show."
+                            )
+                        }
                     }
                     Action::Answer { text, out: None }
                         if checks
@@ -1354,7 +1374,8 @@ impl Agent {
                     // punctuation ("No shell to exit. A task ends with
                     // answer: …").
                     || (m.role == Role::Tool
-                        && echo::repeats_words(text, echo::loop_notes(&m.content)))
+                        && (echo::repeats_words(text, echo::loop_notes(&m.content))
+                            || echo::is_quoted_code(text, echo::loop_notes(&m.content))))
             })
             || self
                 .instructions
@@ -1362,19 +1383,25 @@ impl Agent {
                 .any(|told| echo::repeats_words(text, told))
     }
 
-    /// One model turn, the conversation fitted to the context first; a
+    /// One model turn offering the tools `offered` allows, the
+    /// conversation fitted to the context first; a
     /// prompt that still does not fit is shortened further and retried.
     fn model_turn(
         &mut self,
-        answer_only: bool,
+        offered: Offered,
         temperature: f32,
         avoid: &[crate::llm::ToolCall],
         cancel: &CancelToken,
     ) -> TurnResult {
         let mut tools = tool_defs(self.options.kind);
         let mut tool_choice = self.options.tool_choice;
-        if answer_only {
-            tools.retain(|t| t.name == super::ANSWER_TOOL);
+        let only = match offered {
+            Offered::Both => None,
+            Offered::Answer => Some(super::ANSWER_TOOL),
+            Offered::Run => Some(NU_TOOL).filter(|_| tools.iter().any(|t| t.name == NU_TOOL)),
+        };
+        if let Some(only) = only {
+            tools.retain(|t| t.name == only);
             tool_choice = ToolChoice::Required;
         }
         let pipeline_grammar = (self.options.pipeline_grammar
@@ -1602,6 +1629,12 @@ impl Agent {
         let pipeline = fixed
             .as_ref()
             .map_or(pipeline, |(nushell, _)| nushell.as_str());
+        let (_, decision) = self.shell.check(pipeline);
+        let copied = self.without_copied_filters(pipeline, &decision);
+        let (pipeline, copied_note) = match &copied {
+            Some((kept, note)) => (kept.as_str(), format!("{note}; it runs as `{kept}`.\n")),
+            None => (pipeline, String::new()),
+        };
         let done = self.job_done_to_inbox();
         match runner.start(pipeline, done) {
             Ok(id) => {
@@ -1613,13 +1646,29 @@ impl Agent {
                     format!("In Nushell {}; it runs as `{nushell}`.\n", notes.join("; "))
                 });
                 format!(
-                    "{fixed}Started as background job {id}. When it ends, its result comes as an [event] message with its $out number."
+                    "{fixed}{copied_note}Started as background job {id}. When it ends, its result comes as an [event] message with its $out number."
                 )
             }
             Err(why) => {
                 format!("The background job could not start: {why}. Run it without `background`.")
             }
         }
+    }
+
+    /// `pipeline` without the filters it copied with a made-up value of
+    /// the prompt's examples (see [`copied_values`]), and the note the
+    /// model reads; only for a read (`decision` changes nothing) and with
+    /// the `scope` lever on.
+    fn without_copied_filters(
+        &self,
+        pipeline: &str,
+        decision: &Decision,
+    ) -> Option<(String, String)> {
+        if !self.options.on(Lever::Scope) || may_change(decision) {
+            return None;
+        }
+        let (kept, dropped) = copied_values::without_copied_filters(pipeline, &self.request)?;
+        Some((kept, copied_values::note(&dropped)))
     }
 
     /// Whether a step running long can go on as a background job (there
@@ -1688,6 +1737,16 @@ impl Agent {
             return self.run_step(step, &whole, why, cancel);
         }
         let (plan, decision) = self.shell.check(pipeline);
+        // A filter copied with a made-up value of the prompt's examples
+        // (`where size > 1mb`, `first 3`) the request does not give: the
+        // read runs without it.
+        if let Some((kept, note)) = plan
+            .as_ref()
+            .and_then(|_| self.without_copied_filters(pipeline, &decision))
+        {
+            self.ran_notes.push(note);
+            return self.run_step(step, &kept, why, cancel);
+        }
         // Almost Nushell (`30days` for `30day`, `each { $it }`,
         // `select a, b`): the exact Nushell form runs (and is judged) in
         // its place.
@@ -2250,6 +2309,17 @@ fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -
             let key = call_key(call);
             made.iter().find(|(_, _, k)| *k == key).map(|(n, ..)| *n)
         })
+}
+
+/// The tools a turn offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Offered {
+    /// Every tool of the prompt's kind.
+    Both,
+    /// Only `answer`: the step limit, a stop, or nothing more to run.
+    Answer,
+    /// Only `nu`: an answer came before any data.
+    Run,
 }
 
 /// Whether a step so judged may change something: any part of it is more

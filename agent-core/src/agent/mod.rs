@@ -13,6 +13,7 @@ mod background;
 mod bare_input;
 mod bash_forms;
 mod compact;
+mod copied_values;
 mod data_shape;
 mod degenerate;
 mod echo;

@@ -76,6 +76,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
         "`rename` renames columns; listed files are renamed with `each {|f| mv $f.name ($f.name | str replace 'a' 'b') }`",
     ),
     (
+        listing_removed_or_moved_with_each,
+        "`rm` and `mv` take paths, not input; a listing's files are removed with `each { rm $in.name }`, moved with `each { mv $in.name dest/ }`",
+    ),
+    (
         aggregate_of_column,
         "a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`",
     ),
@@ -726,6 +730,44 @@ pub fn listing_renamed_with_mv(pipeline: &str) -> Option<String> {
         return None;
     }
     elements[at] = renamed_with_mv(from, to);
+    Some(elements.join(" | "))
+}
+
+/// `pipeline` with the files of a listing given to a remove or move that
+/// takes no input (`ls *.tmp | rm`, `… | remove`, `… | delete`; `… | mv
+/// old/`, `… | move old/`): each file removed or moved, `ls *.tmp | each
+/// { rm $in.name }`, `each { mv $in.name old/ }`. Only right after a
+/// listing and filters that keep its rows, with no path given to the
+/// remove and one to the move; `rm`'s `-r`/`-f` stay. `None` for anything
+/// else.
+pub fn listing_removed_or_moved_with_each(pipeline: &str) -> Option<String> {
+    let mut elements = elements_after(pipeline, &["ls"])?;
+    let at = 1 + elements[1..]
+        .iter()
+        .position(|element| !keeps_rows(element))?;
+    let words: Vec<&str> = elements[at].split_whitespace().collect();
+    let (head, args) = words.split_first()?;
+    let (flags, paths): (Vec<&str>, Vec<&str>) = args.iter().partition(|a| a.starts_with('-'));
+    let each = match (head.trim_start_matches('^'), paths.as_slice()) {
+        ("rm" | "remove" | "delete" | "del", []) => {
+            let mut rm = String::from("rm");
+            for (short, long) in [('r', "recursive"), ('f', "force")] {
+                let given = flags.iter().any(|flag| {
+                    *flag == format!("--{long}")
+                        || (!flag.starts_with("--") && flag[1..].contains(short))
+                });
+                if given {
+                    rm.push_str(&format!(" -{short}"));
+                }
+            }
+            format!("each {{ {rm} $in.name }}")
+        }
+        ("mv" | "move", [dest]) if flags.is_empty() && is_literal_text(dest) => {
+            format!("each {{ mv $in.name {dest} }}")
+        }
+        _ => return None,
+    };
+    elements[at] = each;
     Some(elements.join(" | "))
 }
 
@@ -1925,6 +1967,46 @@ mod tests {
             )
         );
         assert_eq!(listing_renamed_with_mv("ls | rename $it '.jpg'"), None);
+    }
+
+    #[test]
+    fn a_listing_given_to_a_remove_or_move_is_each_file_removed_or_moved() {
+        for (written, fixed) in [
+            ("ls *.tmp | remove", "ls *.tmp | each { rm $in.name }"),
+            ("ls *.tmp | rm", "ls *.tmp | each { rm $in.name }"),
+            (
+                "ls | where modified < ((date now) - 1day) | delete -rf",
+                "ls | where modified < ((date now) - 1day) | each { rm -r -f $in.name }",
+            ),
+            (
+                "ls *.pdf | move pdf/",
+                "ls *.pdf | each { mv $in.name pdf/ }",
+            ),
+            (
+                "ls *.pdf | ^mv 'pdf'",
+                "ls *.pdf | each { mv $in.name 'pdf' }",
+            ),
+        ] {
+            assert_eq!(
+                listing_removed_or_moved_with_each(written).as_deref(),
+                Some(fixed),
+                "{written}"
+            );
+        }
+        for untouched in [
+            "ls *.tmp | each { rm $in.name }",
+            "rm *.tmp",
+            "ls | get name | rm",
+            "ls *.pdf | mv a b",
+            "ls *.pdf | move $dest",
+            "open list.txt | lines | remove",
+        ] {
+            assert_eq!(
+                listing_removed_or_moved_with_each(untouched),
+                None,
+                "{untouched}"
+            );
+        }
         assert_eq!(listing_renamed_with_mv("ls | get name | rename a b"), None);
         assert_eq!(listing_renamed_with_mv("open a.csv | rename a b"), None);
         assert_eq!(listing_renamed_with_mv("ls | rename -c {name: file}"), None);

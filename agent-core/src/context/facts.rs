@@ -130,11 +130,13 @@ impl SystemContext {
             system.push_str(&format!(" ({})", short_cpu(cpu)));
         }
         system.push_str(&format!(", RAM {}", format_size(self.ram_total as i64)));
+        // Mount points only: a size here is read as the free space by a
+        // small model (`/ 271GB`), which only `sys disks` gives.
         let disks: Vec<String> = self
             .disks
             .iter()
             .take(PROMPT_DISKS)
-            .map(|d| format!("{} {}", d.mount, format_size(d.total as i64)))
+            .map(|d| d.mount.clone())
             .collect();
         let sudo = match self.sudo {
             SudoAccess::Root => "root",
@@ -145,7 +147,7 @@ impl SystemContext {
         let mut lines = vec![format!("Machine: {system}")];
         if !disks.is_empty() {
             lines.push(format!(
-                "Disks: {} (free space now: `sys disks`)",
+                "Disks: {} (size and free space: `sys disks`)",
                 disks.join(", ")
             ));
         }
@@ -247,6 +249,11 @@ mod tests {
         later.disks[0].free = 7 << 30;
         assert_eq!(later.prompt_text(Path::new("/home/alice/proj")), text);
         assert!(!text.contains("free)"), "{text}");
+        // A disk's size is read as its free space: only `sys disks` says.
+        assert!(
+            text.contains("Disks: / (size and free space: `sys disks`)"),
+            "{text}"
+        );
         assert!(!text.contains("git repository"), "{text}");
     }
 
