@@ -2441,3 +2441,24 @@ fn an_answer_of_facts_before_any_step_is_followed_by_a_step() {
     assert_eq!(ep.tools_offered(1), ["nu"]);
     assert!(ep.tools_offered(2).contains(&"answer".to_string()));
 }
+
+/// Files opened by a glob give one figure over them all; asked for each
+/// file's, the step runs as a figure per listed file.
+#[test]
+fn files_opened_by_a_glob_give_each_files_figure_when_asked_per_file() {
+    let mut ep = episode(
+        vec![
+            nu("open *.txt | lines | length"),
+            answer("a.txt and c.txt have their counts."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    ep.agent
+        .run("how many lines are in each .txt file?", &CancelToken::new());
+    assert_eq!(ep.statuses(), vec![StepStatus::Ok]);
+    assert_eq!(
+        ep.shown_pipelines()[0],
+        "ls *.txt | insert count {|f| open --raw $f.name | lines | length }"
+    );
+}

@@ -244,6 +244,8 @@ pub struct Agent {
     wants_subfolders: bool,
     /// The request asks which things there are, not how many.
     wants_which_ones: bool,
+    /// The request asks for a figure of each file on its own.
+    wants_per_file: bool,
     /// The kinds of file the request names (`.log files`: `log`).
     named_kinds: Vec<String>,
     /// The request asks for work in the background (a job).
@@ -320,6 +322,7 @@ impl Agent {
             heads: None,
             wants_subfolders: false,
             wants_which_ones: false,
+            wants_per_file: false,
             named_kinds: Vec::new(),
             wants_background: false,
             request: String::new(),
@@ -535,6 +538,7 @@ impl Agent {
         self.last_error = None;
         self.wants_subfolders = repair::asks_for_subfolders(&request);
         self.wants_which_ones = repair::asks_which_ones(&request);
+        self.wants_per_file = repair::asks_per_file(&request);
         self.named_kinds = scope::named_kinds(&request);
         self.wants_background = asks_for_background(&request);
         self.request.clone_from(&request);
@@ -1724,6 +1728,18 @@ impl Agent {
             self.ran_notes
                 .push("A count gives only how many, and the rows themselves were asked for".into());
             return self.run_step(step, &rows, why, cancel);
+        }
+        // Files opened by a glob give one figure over them all; the
+        // request asks for each file's.
+        if let Some(each) = (self.wants_per_file && self.options.on(Lever::Scope))
+            .then(|| near_nushell::opened_glob_per_file(pipeline))
+            .flatten()
+        {
+            self.ran_notes.push(
+                "The request asks for each file's own figure, and `open` of a glob gives one over them all"
+                    .into(),
+            );
+            return self.run_step(step, &each, why, cancel);
         }
         // One folder listed when the request asks for its subfolders too:
         // the same pipeline over them runs (a step saved, and a small

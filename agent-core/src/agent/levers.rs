@@ -38,9 +38,10 @@ pub enum Lever {
     /// whole earlier read goes on from its `$out`.
     Feed,
     /// A listing is kept to the kinds of file the request names,
-    /// "which …" is answered with the rows, not their count, and a read
-    /// runs without a filter copied with a made-up value of the prompt's
-    /// examples that the request does not give.
+    /// "which …" is answered with the rows, not their count, "in each
+    /// file" with a figure per file, and a read runs without a filter
+    /// copied with a made-up value of the prompt's examples that the
+    /// request does not give.
     Scope,
     /// Answers are checked before they reach the user: echoes of a message,
     /// a change no step made, a stop left unsaid, facts no result shows.

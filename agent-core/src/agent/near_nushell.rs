@@ -76,6 +76,10 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
         "`rename` renames columns; listed files are renamed with `each {|f| mv $f.name ($f.name | str replace 'a' 'b') }`",
     ),
     (
+        program_opened_as_file,
+        "a program runs by its name, it is not opened: `^ss -tln`",
+    ),
+    (
         listing_removed_or_moved_with_each,
         "`rm` and `mv` take paths, not input; a listing's files are removed with `each { rm $in.name }`, moved with `each { mv $in.name dest/ }`",
     ),
@@ -548,7 +552,23 @@ pub fn date_of_text(pipeline: &str) -> Option<String> {
         if name != "date" {
             continue;
         }
-        let Some((quote_start, quote_end)) = quoted_argument(&chars, &code, end) else {
+        // GNU date's `-d`/`--date` before the text (`date -d '2023-01-01'`).
+        let word_at = (end..chars.len()).find(|&i| !chars[i].is_whitespace());
+        let text_from = word_at
+            .and_then(|at| {
+                ["-d", "--date"].iter().find_map(|flag| {
+                    let flag_end = at + flag.chars().count();
+                    let is_flag = chars[at..]
+                        .iter()
+                        .take(flag.len())
+                        .copied()
+                        .eq(flag.chars())
+                        && chars.get(flag_end).is_some_and(|c| c.is_whitespace());
+                    is_flag.then_some(flag_end)
+                })
+            })
+            .unwrap_or(end);
+        let Some((quote_start, quote_end)) = quoted_argument(&chars, &code, text_from) else {
             continue;
         };
         // Nothing else may follow the text in the same command.
@@ -730,6 +750,29 @@ pub fn listing_renamed_with_mv(pipeline: &str) -> Option<String> {
         return None;
     }
     elements[at] = renamed_with_mv(from, to);
+    Some(elements.join(" | "))
+}
+
+/// `pipeline` whose first element opens a program as a file (`open ^ss
+/// -tln`, `open --raw ^ps`): the program run, `^ss -tln`. `None` for
+/// anything else.
+pub fn program_opened_as_file(pipeline: &str) -> Option<String> {
+    let mut elements: Vec<String> = top_level_elements(pipeline)
+        .iter()
+        .map(|element| element.trim().to_string())
+        .collect();
+    let mut words = elements.first()?.split_whitespace();
+    if words.next() != Some("open") {
+        return None;
+    }
+    let rest: Vec<&str> = words.skip_while(|word| word.starts_with('-')).collect();
+    let program = rest.first().filter(|word| {
+        word.len() > 1 && word.starts_with('^') && !word.contains(['(', '$', '\'', '"'])
+    })?;
+    elements[0] = std::iter::once(*program)
+        .chain(rest[1..].iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ");
     Some(elements.join(" | "))
 }
 
@@ -1060,6 +1103,47 @@ pub fn lines_of_listed_files(pipeline: &str) -> Option<String> {
         "{} | insert {column} {{|f| open --raw $f.name | {} }}",
         elements[..at].join(" | "),
         elements[at..].join(" | ")
+    ))
+}
+
+/// `pipeline` that opens several files by a glob and ends in a figure
+/// (`open logs/*.log | lines | where $it =~ 'ERROR' | length`: one figure
+/// over all the files) taken of each file on its own: `ls logs/*.log |
+/// insert count {|f| open --raw $f.name | lines | where $it =~ 'ERROR' |
+/// length }` (`count` for `length`, else the math function's name: `sum`,
+/// `avg`…). For a request that asks for each file's figure. `None` for
+/// anything else.
+pub fn opened_glob_per_file(pipeline: &str) -> Option<String> {
+    let elements: Vec<String> = top_level_elements(pipeline)
+        .iter()
+        .map(|element| element.trim().to_string())
+        .collect();
+    let (first, rest) = elements.split_first()?;
+    let mut words = first.split_whitespace();
+    if words.next() != Some("open") {
+        return None;
+    }
+    let paths: Vec<&str> = words.filter(|word| !word.starts_with('-')).collect();
+    let [glob] = paths[..] else {
+        return None;
+    };
+    if !glob.contains('*') || glob.starts_with(['\'', '"', '$', '(']) {
+        return None;
+    }
+    let last: Vec<&str> = rest.last()?.split_whitespace().collect();
+    let column = match last[..] {
+        ["length"] => "count",
+        ["math", function] if AGGREGATES.contains(&function) => function,
+        _ => return None,
+    };
+    let raw = if rest.first().is_some_and(|element| element == "lines") {
+        " --raw"
+    } else {
+        ""
+    };
+    Some(format!(
+        "ls {glob} | insert {column} {{|f| open{raw} $f.name | {} }}",
+        rest.join(" | ")
     ))
 }
 
@@ -1601,6 +1685,15 @@ mod tests {
             date_of_text("date \"2024-01-01 10:00\" | format date '%Y'").as_deref(),
             Some("(\"2024-01-01 10:00\" | into datetime) | format date '%Y'")
         );
+        assert_eq!(
+            date_of_text("ls | where modified < (date -d '2023-01-01')").as_deref(),
+            Some("ls | where modified < (('2023-01-01' | into datetime))")
+        );
+        assert_eq!(
+            date_of_text("date --date \"2023-01-01\"").as_deref(),
+            Some("(\"2023-01-01\" | into datetime)")
+        );
+        assert_eq!(date_of_text("date -d now"), None);
         assert_eq!(date_of_text("date now"), None);
         assert_eq!(date_of_text("date format '%Y'"), None);
         assert_eq!(date_of_text("'date' | str length"), None);
@@ -1967,6 +2060,39 @@ mod tests {
             )
         );
         assert_eq!(listing_renamed_with_mv("ls | rename $it '.jpg'"), None);
+    }
+
+    #[test]
+    fn files_opened_by_a_glob_give_each_files_figure() {
+        assert_eq!(
+            opened_glob_per_file("open logs/*.log | lines | where $it =~ 'ERROR' | length")
+                .as_deref(),
+            Some(
+                "ls logs/*.log | insert count {|f| open --raw $f.name | lines | where $it =~ 'ERROR' | length }"
+            )
+        );
+        assert_eq!(
+            opened_glob_per_file("open *.csv | get amount | math sum").as_deref(),
+            Some("ls *.csv | insert sum {|f| open $f.name | get amount | math sum }")
+        );
+        assert_eq!(opened_glob_per_file("open a.log | lines | length"), None);
+        assert_eq!(opened_glob_per_file("open *.log | lines"), None);
+        assert_eq!(opened_glob_per_file("open *.log"), None);
+    }
+
+    #[test]
+    fn a_program_opened_as_a_file_runs() {
+        assert_eq!(
+            program_opened_as_file("open ^ss -tln | lines").as_deref(),
+            Some("^ss -tln | lines")
+        );
+        assert_eq!(
+            program_opened_as_file("open --raw ^ps").as_deref(),
+            Some("^ps")
+        );
+        assert_eq!(program_opened_as_file("open ss.txt"), None);
+        assert_eq!(program_opened_as_file("open ^"), None);
+        assert_eq!(program_opened_as_file("ls | open ^x"), None);
     }
 
     #[test]

@@ -784,6 +784,18 @@ pub fn asks_which_ones(request: &str) -> bool {
     asks_items && !asks_number
 }
 
+/// Whether `request` asks for something of each file on its own ("in
+/// each .log file", "per file", "for every CSV file"), not one figure
+/// over them all.
+pub fn asks_per_file(request: &str) -> bool {
+    static PER_FILE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(each|every|per)\s+(?:[\w.*-]+\s+){0,2}?files?\b").ok()
+    });
+    PER_FILE
+        .as_ref()
+        .is_some_and(|regex| regex.is_match(request))
+}
+
 /// Whether `request` asks to look into subfolders too.
 pub fn asks_for_subfolders(request: &str) -> bool {
     let request = request.to_lowercase();
@@ -1196,6 +1208,24 @@ mod tests {
 
     fn on_path(program: &str) -> bool {
         ["ps", "grep", "du", "ls", "find", "wc"].contains(&program)
+    }
+
+    #[test]
+    fn a_request_for_each_file_on_its_own_is_told_from_one_over_all() {
+        for request in [
+            "How many ERROR lines are in each .log file under logs/?",
+            "count the lines per file",
+            "the total of every CSV file here",
+        ] {
+            assert!(asks_per_file(request), "{request}");
+        }
+        for request in [
+            "how many lines do the logs have in all?",
+            "which files are empty?",
+            "each line of notes.txt",
+        ] {
+            assert!(!asks_per_file(request), "{request}");
+        }
     }
 
     #[test]
