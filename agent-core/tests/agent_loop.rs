@@ -2462,3 +2462,41 @@ fn files_opened_by_a_glob_give_each_files_figure_when_asked_per_file() {
         "ls *.txt | insert count {|f| open --raw $f.name | lines | length }"
     );
 }
+
+/// A port (or a PID) no result shows is sent back once even after data;
+/// said again, the steps' own outcome is the answer.
+#[test]
+fn an_identifier_no_result_shows_said_again_gives_the_steps_outcome() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where name =~ txt | get name"),
+            answer("a.txt is served on port 8080."),
+            answer("It is port 8080."),
+        ],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run(
+        "which text file is served, and on which port?",
+        &CancelToken::new(),
+    );
+    let Ending::Answered { text, data } = ending else {
+        panic!("{ending:?}");
+    };
+    assert!(
+        text.starts_with("This is what the last step found ($out.0)."),
+        "{text}"
+    );
+    assert!(data.is_some());
+    let repaired = ep.repaired();
+    assert!(
+        repaired
+            .iter()
+            .any(|r| r.contains("states 8080 that no result shows")),
+        "{repaired:?}"
+    );
+    assert!(
+        repaired.iter().any(|r| r.contains("states 8080 again")),
+        "{repaired:?}"
+    );
+}

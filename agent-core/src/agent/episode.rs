@@ -995,6 +995,9 @@ impl Agent {
                             // the fixed one's result, a model runs the fixed
                             // form again to see it work (a whole turn).
                             let ran = self.last_ran.take().filter(|ran| normalize(ran) != key);
+                            // What the step itself said first (a stop's
+                            // reason), before the notes on the form that ran.
+                            let said_first = first_line(&text);
                             let text = ran_in_place(
                                 &std::mem::take(&mut self.ran_notes),
                                 ran.as_deref(),
@@ -1021,7 +1024,7 @@ impl Agent {
                                 StepStatus::Blocked | StepStatus::Denied => {
                                     stops += 1;
                                     stopped_calls.push(signature.clone());
-                                    last_stop = Some(first_line(&text));
+                                    last_stop = Some(said_first);
                                     failed_now(&text);
                                 }
                                 StepStatus::Failed | StepStatus::Unparsable => failed_now(&text),
@@ -1153,6 +1156,26 @@ impl Agent {
                                 "Not answered yet: your answer states {facts} but no result shows that. Run a pipeline that finds it, then answer; or answer with only what the results show."
                             )
                         }
+                    }
+                    // Sent back once for facts no result shows, and after
+                    // data said again with an identifier (a hash, an
+                    // address, a PID, a port) none shows: the steps' own
+                    // outcome is the answer, not a made-up one.
+                    Action::Answer { text, .. }
+                        if checks
+                            && grounding_asked
+                            && has_data
+                            && self.options.kind == PromptKind::Task
+                            && !self.ungrounded(&text, false).is_empty() =>
+                    {
+                        self.emit(AgentEvent::Repaired {
+                            step,
+                            message: format!(
+                                "the answer states {} again, which no result shows; the steps' own outcome is the answer",
+                                self.ungrounded(&text, false).join(", ")
+                            ),
+                        });
+                        return self.outcome_answer(last_stop.as_deref(), last_result);
                     }
                     Action::Answer { text, out: None }
                         if checks

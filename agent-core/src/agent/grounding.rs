@@ -36,6 +36,12 @@ pub fn ungrounded(answer: &str, sources: &[&str], numbers_too: bool) -> Vec<Stri
             facts.push(address);
         }
     }
+    // So is a process's id or a port: `PID 1234`, `port 8080`.
+    for id in identifiers(&without_addresses) {
+        if !sources.iter().any(|s| has_number_word(s, &id)) && !facts.contains(&id) {
+            facts.push(id);
+        }
+    }
     for number in numbers(&without_addresses)
         .into_iter()
         .filter(|_| numbers_too)
@@ -138,6 +144,37 @@ pub fn says_not_done(answer: &str) -> bool {
 
 /// The IPv4 addresses in `text` (four dot-separated numbers of at most
 /// three digits, each at most 255), each once.
+/// The numbers `text` gives as a process id or a port (`PID 1234`, `pid:
+/// 77`, `port 8080`, `ports 22 and 80` gives 22): identifiers, which no
+/// sum or difference of the data gives.
+fn identifiers(text: &str) -> Vec<String> {
+    static ID: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:pid|process id|port)s?\b\W{0,3}(?:is\s+|of\s+|number\s+)?(\d{2,})\b",
+        )
+        .ok()
+    });
+    let Some(regex) = ID.as_ref() else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = Vec::new();
+    for id in regex.captures_iter(text).filter_map(|c| c.get(1)) {
+        if !found.iter().any(|f| f == id.as_str()) {
+            found.push(id.as_str().to_string());
+        }
+    }
+    found
+}
+
+/// Whether `text` holds `number` as a number of its own (no digit either
+/// side).
+fn has_number_word(text: &str, number: &str) -> bool {
+    text.match_indices(number).any(|(at, _)| {
+        let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+        !digit(text[..at].chars().next_back()) && !digit(text[at + number.len()..].chars().next())
+    })
+}
+
 fn ipv4_addresses(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for word in text.split(|c: char| !(c.is_ascii_digit() || c == '.')) {
@@ -267,6 +304,23 @@ fn numbers(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pid_or_port_no_result_shows_is_ungrounded_even_after_data() {
+        let sources = ["pid|name|mem\n15641|eval-memhog|200MB\n1|init|9MB"];
+        assert_eq!(
+            ungrounded("eval-memhog, with PID 12345.", &sources, false),
+            vec!["12345"]
+        );
+        assert!(ungrounded("eval-memhog (PID 15641) uses most.", &sources, false).is_empty());
+        assert_eq!(
+            ungrounded("The server listens on port 8080.", &["port: 8443"], false),
+            vec!["8080"]
+        );
+        assert!(ungrounded("It listens on port 8443.", &["port: 8443"], false).is_empty());
+        assert!(ungrounded("It uses 12345 bytes.", &sources, false).is_empty());
+        assert_eq!(identifiers("pid: 77, PIDs 12 and 13"), vec!["77", "12"]);
+    }
 
     #[test]
     fn facts_not_in_any_result_are_caught() {

@@ -80,8 +80,12 @@ const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
         "a program runs by its name, it is not opened: `^ss -tln`",
     ),
     (
-        listing_removed_or_moved_with_each,
-        "`rm` and `mv` take paths, not input; a listing's files are removed with `each { rm $in.name }`, moved with `each { mv $in.name dest/ }`",
+        listing_removed_with_each,
+        "`rm` takes paths, not input; a listing's files are removed one by one with `each`",
+    ),
+    (
+        listing_moved_with_each,
+        "`mv` takes paths, not input; a listing's files are moved one by one with `each`",
     ),
     (
         aggregate_of_column,
@@ -783,7 +787,30 @@ pub fn program_opened_as_file(pipeline: &str) -> Option<String> {
 /// listing and filters that keep its rows, with no path given to the
 /// remove and one to the move; `rm`'s `-r`/`-f` stay. `None` for anything
 /// else.
-pub fn listing_removed_or_moved_with_each(pipeline: &str) -> Option<String> {
+#[cfg(test)]
+fn listing_removed_or_moved_with_each(pipeline: &str) -> Option<String> {
+    listing_removed_with_each(pipeline).or_else(|| listing_moved_with_each(pipeline))
+}
+
+/// `pipeline` with the files of a listing given to a remove that takes no
+/// input (`ls *.tmp | remove`): `ls *.tmp | each { rm $in.name }` (see
+/// [`listing_given_to`]).
+pub fn listing_removed_with_each(pipeline: &str) -> Option<String> {
+    listing_given_to(pipeline, &["rm", "remove", "delete", "del"])
+}
+
+/// `pipeline` with the files of a listing given to a move that takes no
+/// input (`ls *.pdf | move pdf/`): `ls *.pdf | each { mv $in.name pdf/ }`
+/// (see [`listing_given_to`]).
+pub fn listing_moved_with_each(pipeline: &str) -> Option<String> {
+    listing_given_to(pipeline, &["mv", "move"])
+}
+
+/// `pipeline` with the files of a listing given to one of `verbs` (a
+/// remove or a move) written as each file's. Only right after a listing
+/// and filters that keep its rows, with no path given to a remove and one
+/// to a move; `rm`'s `-r`/`-f` stay. `None` for anything else.
+fn listing_given_to(pipeline: &str, verbs: &[&str]) -> Option<String> {
     let mut elements = elements_after(pipeline, &["ls"])?;
     let at = 1 + elements[1..]
         .iter()
@@ -791,7 +818,11 @@ pub fn listing_removed_or_moved_with_each(pipeline: &str) -> Option<String> {
     let words: Vec<&str> = elements[at].split_whitespace().collect();
     let (head, args) = words.split_first()?;
     let (flags, paths): (Vec<&str>, Vec<&str>) = args.iter().partition(|a| a.starts_with('-'));
-    let each = match (head.trim_start_matches('^'), paths.as_slice()) {
+    let head = head.trim_start_matches('^');
+    if !verbs.contains(&head) {
+        return None;
+    }
+    let each = match (head, paths.as_slice()) {
         ("rm" | "remove" | "delete" | "del", []) => {
             let mut rm = String::from("rm");
             for (short, long) in [('r', "recursive"), ('f', "force")] {
@@ -2060,6 +2091,9 @@ mod tests {
             )
         );
         assert_eq!(listing_renamed_with_mv("ls | rename $it '.jpg'"), None);
+        assert_eq!(listing_renamed_with_mv("ls | get name | rename a b"), None);
+        assert_eq!(listing_renamed_with_mv("open a.csv | rename a b"), None);
+        assert_eq!(listing_renamed_with_mv("ls | rename -c {name: file}"), None);
     }
 
     #[test]
@@ -2133,9 +2167,6 @@ mod tests {
                 "{untouched}"
             );
         }
-        assert_eq!(listing_renamed_with_mv("ls | get name | rename a b"), None);
-        assert_eq!(listing_renamed_with_mv("open a.csv | rename a b"), None);
-        assert_eq!(listing_renamed_with_mv("ls | rename -c {name: file}"), None);
     }
 
     #[test]
