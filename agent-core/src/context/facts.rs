@@ -147,7 +147,7 @@ impl SystemContext {
         let mut lines = vec![format!("Machine: {system}")];
         if !disks.is_empty() {
             lines.push(format!(
-                "Disks: {} (size and free space: `sys disks`)",
+                "Disks: {} (free space now: `sys disks`)",
                 disks.join(", ")
             ));
         }
@@ -251,7 +251,7 @@ mod tests {
         assert!(!text.contains("free)"), "{text}");
         // A disk's size is read as its free space: only `sys disks` says.
         assert!(
-            text.contains("Disks: / (size and free space: `sys disks`)"),
+            text.contains("Disks: / (free space now: `sys disks`)"),
             "{text}"
         );
         assert!(!text.contains("git repository"), "{text}");
