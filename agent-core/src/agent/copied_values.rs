@@ -10,6 +10,7 @@
 //! why. A step that may change something is never touched (dropping a
 //! filter there would widen the change).
 
+use super::grounding::holds_number;
 use super::near_nushell::top_level_elements;
 use super::prompt::prompt_examples;
 
@@ -81,9 +82,9 @@ fn gives(request: &str, value: &Value) -> bool {
     let lower = request.to_lowercase();
     match value {
         Value::Text(text) => lower.contains(text.as_str()),
-        Value::Quantity(number, _) => has_number(&lower, number),
+        Value::Quantity(number, _) => holds_number(&lower, number),
         Value::Count(count) => {
-            has_number(&lower, count)
+            holds_number(&lower, count)
                 || count
                     .parse::<usize>()
                     .ok()
@@ -102,17 +103,6 @@ const NUMBER_WORDS: [&str; 13] = [
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve",
 ];
-
-/// Whether `text` holds `number` with no digit (or decimal point) either
-/// side.
-fn has_number(text: &str, number: &str) -> bool {
-    text.match_indices(number).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + number.len()..].chars().next();
-        let part_of_number = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || c == '.');
-        !part_of_number(before) && !part_of_number(after)
-    })
-}
 
 /// `pipeline` without the filters that hold a value of the prompt's
 /// examples the request does not give, and those filters; `None` when
@@ -218,9 +208,10 @@ mod tests {
 
     #[test]
     fn a_number_inside_another_is_not_given() {
-        assert!(!has_number("files over 13 kb", "3"));
-        assert!(!has_number("version 1.3", "3"));
-        assert!(has_number("top 3 files", "3"));
+        assert!(!holds_number("files over 13 kb", "3"));
+        assert!(!holds_number("version 1.3", "3"));
+        assert!(holds_number("top 3 files", "3"));
+        assert!(holds_number("PID 1234.", "1234"));
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub fn ungrounded(answer: &str, sources: &[&str], numbers_too: bool) -> Vec<Stri
     }
     // So is a process's id or a port: `PID 1234`, `port 8080`.
     for id in identifiers(&without_addresses) {
-        if !sources.iter().any(|s| has_number_word(s, &id)) && !facts.contains(&id) {
+        if !sources.iter().any(|s| holds_number(s, &id)) && !facts.contains(&id) {
             facts.push(id);
         }
     }
@@ -128,7 +128,9 @@ const MAX_QUOTED_LINE: usize = 160;
 
 /// Whether `answer` says something was not done (`not`, `n't`, `cannot`,
 /// `unable`, `refused`, `denied`, `blocked`, `declined`): what an answer
-/// must say after the policy stopped a step.
+/// must say after the policy stopped a step. "Stopped" is not enough: "I
+/// stopped the service" is a change made, and "the user stopped the step"
+/// leaves the user to guess what was not done.
 pub fn says_not_done(answer: &str) -> bool {
     let lowered = answer.to_lowercase().replace('\u{2019}', "'");
     lowered
@@ -136,14 +138,12 @@ pub fn says_not_done(answer: &str) -> bool {
         .any(|w| {
             matches!(w, "not" | "cannot" | "unable")
                 || w.ends_with("n't")
-                || ["refus", "denied", "blocked", "declin", "stopped", "forbid"]
+                || ["refus", "denied", "blocked", "declin", "forbid"]
                     .iter()
                     .any(|stem| w.starts_with(stem))
         })
 }
 
-/// The IPv4 addresses in `text` (four dot-separated numbers of at most
-/// three digits, each at most 255), each once.
 /// The numbers `text` gives as a process id or a port (`PID 1234`, `pid:
 /// 77`, `port 8080`, `ports 22 and 80` gives 22): identifiers, which no
 /// sum or difference of the data gives.
@@ -166,15 +166,23 @@ fn identifiers(text: &str) -> Vec<String> {
     found
 }
 
-/// Whether `text` holds `number` as a number of its own (no digit either
-/// side).
-fn has_number_word(text: &str, number: &str) -> bool {
+/// Whether `text` holds `number` as a number of its own: no digit either
+/// side, nor a decimal point with a digit past it (`3` is not in `13` or
+/// `1.3`; `1234` is in `PID 1234.`).
+pub fn holds_number(text: &str, number: &str) -> bool {
     text.match_indices(number).any(|(at, _)| {
         let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
-        !digit(text[..at].chars().next_back()) && !digit(text[at + number.len()..].chars().next())
+        let mut before = text[..at].chars().rev();
+        let mut after = text[at + number.len()..].chars();
+        let (b1, a1) = (before.next(), after.next());
+        let part_before = digit(b1) || (b1 == Some('.') && digit(before.next()));
+        let part_after = digit(a1) || (a1 == Some('.') && digit(after.next()));
+        !part_before && !part_after
     })
 }
 
+/// The IPv4 addresses in `text` (four dot-separated numbers of at most
+/// three digits, each at most 255), each once.
 fn ipv4_addresses(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for word in text.split(|c: char| !(c.is_ascii_digit() || c == '.')) {
@@ -367,6 +375,8 @@ mod tests {
         assert!(!says_not_done("The disk usage of / is 271GB."));
         assert!(!says_not_done("Copied demo.conf to /etc."));
         assert!(!says_not_done("Nothing else to report, notes are here."));
+        assert!(!says_not_done("The user stopped the step by blocking it with the policy."));
+        assert!(!says_not_done("I stopped the nginx service."));
     }
 
     #[test]
