@@ -112,20 +112,19 @@ pub fn without_copied_filters(pipeline: &str, request: &str) -> Option<(String, 
         .iter()
         .map(|element| element.trim().to_string())
         .collect();
-    let (kept, dropped): (Vec<(usize, &String)>, Vec<(usize, &String)>) =
-        elements.iter().enumerate().partition(|(at, element)| {
-            *at == 0
-                || !values_of_filter(element)
-                    .iter()
-                    .any(|value| example_values().contains(value) && !gives(request, value))
-        });
+    let copied = |element: &str| {
+        values_of_filter(element)
+            .iter()
+            .any(|value| example_values().contains(value) && !gives(request, value))
+    };
+    let (first, rest) = elements.split_first()?;
+    let (dropped, kept): (Vec<String>, Vec<String>) =
+        rest.iter().cloned().partition(|element| copied(element));
     if dropped.is_empty() {
         return None;
     }
-    let kept: Vec<&str> = kept.iter().map(|(_, element)| element.as_str()).collect();
-    let dropped = dropped
-        .iter()
-        .map(|(_, element)| element.to_string())
+    let kept: Vec<&str> = std::iter::once(first.as_str())
+        .chain(kept.iter().map(String::as_str))
         .collect();
     Some((kept.join(" | "), dropped))
 }

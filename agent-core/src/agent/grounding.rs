@@ -375,7 +375,9 @@ mod tests {
         assert!(!says_not_done("The disk usage of / is 271GB."));
         assert!(!says_not_done("Copied demo.conf to /etc."));
         assert!(!says_not_done("Nothing else to report, notes are here."));
-        assert!(!says_not_done("The user stopped the step by blocking it with the policy."));
+        assert!(!says_not_done(
+            "The user stopped the step by blocking it with the policy."
+        ));
         assert!(!says_not_done("I stopped the nginx service."));
     }
 
