@@ -543,6 +543,62 @@ fn a_hollow_answer_is_not_an_answer() {
     assert!(ep.requests.lock().unwrap().len() < 15);
 }
 
+/// An answer that is only the name of a tool (a tiny model calls
+/// `answer` with the text "answer") says nothing: the model is told so
+/// and asked again, and on the last step the steps' own outcome is the
+/// answer.
+#[test]
+fn an_answer_that_is_only_a_tool_name_is_not_an_answer() {
+    let mut ep = episode(
+        vec![answer("answer"), answer("There are 3 files.")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    assert_eq!(
+        ending,
+        Ending::Answered {
+            text: "There are 3 files.".into(),
+            data: None
+        }
+    );
+    let requests = ep.requests.lock().unwrap();
+    assert_eq!(requests.len(), 2);
+    let told = &requests[1].messages.last().unwrap().content;
+    assert!(told.contains("`answer` is the name of a tool"), "{told}");
+    drop(requests);
+
+    let options = AgentOptions {
+        max_steps: 2,
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(
+        vec![answer("`nu`."), answer("Answer")],
+        Policy::default(),
+        options,
+    );
+    assert_eq!(
+        ep.agent.run("how many files?", &CancelToken::new()),
+        Ending::Answered {
+            text: "I could not finish the task.".into(),
+            data: None
+        }
+    );
+    // A word that is also a tool's name, inside an answer, is an answer.
+    let mut ep = episode(
+        vec![answer("The nu answer is 3.")],
+        Policy::default(),
+        AgentOptions::default(),
+    );
+    assert_eq!(
+        ep.agent.run("how many files?", &CancelToken::new()),
+        Ending::Answered {
+            text: "The nu answer is 3.".into(),
+            data: None
+        }
+    );
+}
+
 #[test]
 fn cancel_mid_step_stops_the_pipeline_and_the_loop() {
     let mut ep = episode(

@@ -65,8 +65,7 @@ const ECHO_MIN_CHARS: usize = 12;
 /// …and of a longer message it starts.
 const ECHO_PREFIX_MIN_CHARS: usize = 40;
 /// The repair of a hollow answer with no turn left to ask again in.
-const HOLLOW_ON_THE_LAST_STEP: &str =
-    "an answer with nothing after its colon on the last step; the steps' own outcome is the answer";
+const HOLLOW_ON_THE_LAST_STEP: &str = "an answer that gives nothing (nothing after its colon, or only a tool's name) on the last step; the steps' own outcome is the answer";
 /// How long a step the model alone sent to the background runs here
 /// before it goes on as a job.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(10);
@@ -759,11 +758,12 @@ impl Agent {
                     return self.outcome_answer(last_stop.as_deref(), last_result);
                 }
                 if checks && hollow_answer(&text) && !table_came {
+                    let (instruction, repair) = hollow_answer_repair(&text);
                     self.emit(AgentEvent::Repaired {
                         step,
-                        message: "an answer with nothing after its colon; asked again".into(),
+                        message: repair.into(),
                     });
-                    self.instruct(HOLLOW_ANSWER.to_string());
+                    self.instruct(instruction);
                     continue;
                 }
                 return self.answer_with_last_table(text, last_result);
@@ -1191,11 +1191,12 @@ impl Agent {
                             });
                             return self.outcome_answer(last_stop.as_deref(), last_result);
                         }
+                        let (instruction, repair) = hollow_answer_repair(&text);
                         self.emit(AgentEvent::Repaired {
                             step,
-                            message: "an answer with nothing after its colon; asked again".into(),
+                            message: repair.into(),
                         });
-                        HOLLOW_ANSWER.to_string()
+                        instruction
                     }
                     // No turn left to send it back: an answer that
                     // claims a change no step made (or, with a stop left
@@ -2469,11 +2470,39 @@ const STOP_UNSAID: &str = "Not answered yet: the policy stopped a step of this r
 /// its own steps gave results (or were stopped).
 const COPIED_EXAMPLE: &str = "You wrote a pipeline from the examples in your instructions, not a step of this task; it did not run. Answer the request now with `answer`, from the results above (or, if a step was stopped, say what you did not do and why).";
 
-/// An answer with no content: empty, or an introduction (`The answer
-/// is:`) to something it does not give.
+/// An answer with no content: empty, an introduction (`The answer is:`)
+/// to something it does not give, or only the name of a tool (`answer`).
 fn hollow_answer(text: &str) -> bool {
     let text = text.trim();
-    text.is_empty() || text.ends_with(':')
+    text.is_empty() || text.ends_with(':') || only_a_tool_name(text)
+}
+
+/// Whether `text` is only the name of one of the agent's tools, as a tiny
+/// model calls `answer` with the text `answer`.
+fn only_a_tool_name(text: &str) -> bool {
+    let bare = text.trim_matches(|c: char| c == '`' || c == '.' || c.is_whitespace());
+    [NU_TOOL, super::ANSWER_TOOL, super::HELP_TOOL]
+        .iter()
+        .any(|tool| bare.eq_ignore_ascii_case(tool))
+}
+
+/// What the model is told of its hollow answer `text`, and what the
+/// repair says: the colon with nothing after it, or a tool's name.
+fn hollow_answer_repair(text: &str) -> (String, &'static str) {
+    if only_a_tool_name(text) {
+        (
+            format!(
+                "{NOT_ANSWERED} `{}` is the name of a tool, not an answer. Call `answer` with what the results show, or run a pipeline that finds it.",
+                text.trim().trim_matches('`')
+            ),
+            "an answer that is only a tool's name; asked again",
+        )
+    } else {
+        (
+            HOLLOW_ANSWER.to_string(),
+            "an answer with nothing after its colon; asked again",
+        )
+    }
 }
 
 /// Nothing, or an empty list.
