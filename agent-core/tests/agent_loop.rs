@@ -61,6 +61,27 @@ fn answer(text: &str) -> String {
     call("answer", serde_json::json!({"text": text}))
 }
 
+/// How "how many files?" ends when the model's turns are `turns`, with
+/// at most `max_steps`, and the requests the model was sent.
+fn how_many_files(turns: Vec<String>, max_steps: usize) -> (Ending, Vec<ChatRequest>) {
+    let options = AgentOptions {
+        max_steps,
+        ..AgentOptions::default()
+    };
+    let mut ep = episode(turns, Policy::default(), options);
+    let ending = ep.agent.run("how many files?", &CancelToken::new());
+    let requests = ep.requests.lock().unwrap().clone();
+    (ending, requests)
+}
+
+/// A text answer and no data.
+fn answered(text: &str) -> Ending {
+    Ending::Answered {
+        text: text.into(),
+        data: None,
+    }
+}
+
 struct Episode {
     agent: Agent,
     events: Arc<Mutex<Vec<AgentEvent>>>,
@@ -491,56 +512,29 @@ fn the_step_limit_ends_the_loop() {
 /// left the run fails.
 #[test]
 fn a_hollow_answer_is_not_an_answer() {
-    let mut ep = episode(
-        vec![
-            answer("The answer is:"),
-            "There are:".into(),
-            answer("There are 3 files."),
-        ],
-        Policy::default(),
-        AgentOptions::default(),
-    );
-    let ending = ep.agent.run("how many files?", &CancelToken::new());
-    assert_eq!(
-        ending,
-        Ending::Answered {
-            text: "There are 3 files.".into(),
-            data: None
-        }
-    );
-    assert_eq!(ep.requests.lock().unwrap().len(), 3);
+    let steps = AgentOptions::default().max_steps;
+    let turns = vec![
+        answer("The answer is:"),
+        "There are:".into(),
+        answer("There are 3 files."),
+    ];
+    let (ending, requests) = how_many_files(turns, steps);
+    assert_eq!(ending, answered("There are 3 files."));
+    assert_eq!(requests.len(), 3);
 
-    let options = AgentOptions {
-        max_steps: 2,
-        ..AgentOptions::default()
-    };
     // On the last step no turn is left to ask again in: the steps' own
     // outcome is the answer.
-    let mut ep = episode(
-        vec![answer("The answer is:"), answer("The answer is:")],
-        Policy::default(),
-        options,
-    );
-    assert_eq!(
-        ep.agent.run("how many files?", &CancelToken::new()),
-        Ending::Answered {
-            text: "I could not finish the task.".into(),
-            data: None
-        }
-    );
+    let (ending, _) = how_many_files(vec![answer("The answer is:"); 2], 2);
+    assert_eq!(ending, answered("I could not finish the task."));
 
     // It is no progress: a model that keeps doing it is stopped as stuck
     // long before the step limit.
-    let mut ep = episode(
-        vec![answer("The answer is:"); 15],
-        Policy::default(),
-        AgentOptions::default(),
-    );
-    match ep.agent.run("how many files?", &CancelToken::new()) {
+    let (ending, requests) = how_many_files(vec![answer("The answer is:"); 15], steps);
+    match ending {
         Ending::Failed(failure) => assert_eq!(failure.kind, FailureKind::Stuck, "{failure}"),
         other => panic!("{other:?}"),
     }
-    assert!(ep.requests.lock().unwrap().len() < 15);
+    assert!(requests.len() < 15);
 }
 
 /// An answer that is only the name of a tool (a tiny model calls
@@ -549,54 +543,19 @@ fn a_hollow_answer_is_not_an_answer() {
 /// answer.
 #[test]
 fn an_answer_that_is_only_a_tool_name_is_not_an_answer() {
-    let mut ep = episode(
-        vec![answer("answer"), answer("There are 3 files.")],
-        Policy::default(),
-        AgentOptions::default(),
-    );
-    let ending = ep.agent.run("how many files?", &CancelToken::new());
-    assert_eq!(
-        ending,
-        Ending::Answered {
-            text: "There are 3 files.".into(),
-            data: None
-        }
-    );
-    let requests = ep.requests.lock().unwrap();
+    let steps = AgentOptions::default().max_steps;
+    let turns = vec![answer("answer"), answer("There are 3 files.")];
+    let (ending, requests) = how_many_files(turns, steps);
+    assert_eq!(ending, answered("There are 3 files."));
     assert_eq!(requests.len(), 2);
     let told = &requests[1].messages.last().unwrap().content;
     assert!(told.contains("`answer` is the name of a tool"), "{told}");
-    drop(requests);
 
-    let options = AgentOptions {
-        max_steps: 2,
-        ..AgentOptions::default()
-    };
-    let mut ep = episode(
-        vec![answer("`nu`."), answer("Answer")],
-        Policy::default(),
-        options,
-    );
-    assert_eq!(
-        ep.agent.run("how many files?", &CancelToken::new()),
-        Ending::Answered {
-            text: "I could not finish the task.".into(),
-            data: None
-        }
-    );
+    let (ending, _) = how_many_files(vec![answer("`nu`."), answer("Answer")], 2);
+    assert_eq!(ending, answered("I could not finish the task."));
     // A word that is also a tool's name, inside an answer, is an answer.
-    let mut ep = episode(
-        vec![answer("The nu answer is 3.")],
-        Policy::default(),
-        AgentOptions::default(),
-    );
-    assert_eq!(
-        ep.agent.run("how many files?", &CancelToken::new()),
-        Ending::Answered {
-            text: "The nu answer is 3.".into(),
-            data: None
-        }
-    );
+    let (ending, _) = how_many_files(vec![answer("The nu answer is 3.")], steps);
+    assert_eq!(ending, answered("The nu answer is 3."));
 }
 
 #[test]
