@@ -553,6 +553,14 @@ fn an_answer_that_is_only_a_tool_name_is_not_an_answer() {
 
     let (ending, _) = how_many_files(vec![answer("`nu`."), answer("Answer")], 2);
     assert_eq!(ending, answered("I could not finish the task."));
+    // Naming a `$out` that does not exist returns nothing either.
+    let turns = vec![
+        call("answer", serde_json::json!({"text": "answer", "out": 3})),
+        answer("There are 3 files."),
+    ];
+    let (ending, requests) = how_many_files(turns, steps);
+    assert_eq!(ending, answered("There are 3 files."));
+    assert_eq!(requests.len(), 2);
     // A word that is also a tool's name, inside an answer, is an answer.
     let (ending, _) = how_many_files(vec![answer("The nu answer is 3.")], steps);
     assert_eq!(ending, answered("The nu answer is 3."));

@@ -1177,9 +1177,12 @@ impl Agent {
                         });
                         return self.outcome_answer(last_stop.as_deref(), last_result);
                     }
-                    Action::Answer { text, out: None }
+                    // (With `out` naming no result there is nothing to
+                    // return either.)
+                    Action::Answer { text, out }
                         if checks
                             && hollow_answer(&text)
+                            && out.is_none_or(|n| self.shell.out(n).is_none())
                             && !last_result
                                 .and_then(|n| self.shell.out(n))
                                 .is_some_and(|value| is_table(&value)) =>
