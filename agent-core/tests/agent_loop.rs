@@ -561,6 +561,19 @@ fn an_answer_that_is_only_a_tool_name_is_not_an_answer() {
     let (ending, requests) = how_many_files(turns, steps);
     assert_eq!(ending, answered("There are 3 files."));
     assert_eq!(requests.len(), 2);
+    // On the last step, an empty one with such an `out` too.
+    let turns = vec![
+        nu("ls | length"),
+        call("answer", serde_json::json!({"text": "", "out": 7})),
+    ];
+    let (ending, _) = how_many_files(turns, 2);
+    match ending {
+        Ending::Answered { text, data } => {
+            assert!(text.starts_with("The last step found 3"), "{text}");
+            assert!(data.is_some());
+        }
+        other => panic!("{other:?}"),
+    }
     // A word that is also a tool's name, inside an answer, is an answer.
     let (ending, _) = how_many_files(vec![answer("The nu answer is 3.")], steps);
     assert_eq!(ending, answered("The nu answer is 3."));
