@@ -2483,20 +2483,25 @@ fn hollow_answer(text: &str) -> bool {
 /// Whether `text` is only the name of one of the agent's tools, as a tiny
 /// model calls `answer` with the text `answer`.
 fn only_a_tool_name(text: &str) -> bool {
+    tool_named(text).is_some()
+}
+
+/// The tool `text` names and nothing else (backticks and a full stop
+/// aside), as the agent's tools spell it.
+fn tool_named(text: &str) -> Option<&'static str> {
     let bare = text.trim_matches(|c: char| c == '`' || c == '.' || c.is_whitespace());
     [NU_TOOL, super::ANSWER_TOOL, super::HELP_TOOL]
-        .iter()
-        .any(|tool| bare.eq_ignore_ascii_case(tool))
+        .into_iter()
+        .find(|tool| bare.eq_ignore_ascii_case(tool))
 }
 
 /// What the model is told of its hollow answer `text`, and what the
 /// repair says: the colon with nothing after it, or a tool's name.
 fn hollow_answer_repair(text: &str) -> (String, &'static str) {
-    if only_a_tool_name(text) {
+    if let Some(tool) = tool_named(text) {
         (
             format!(
-                "{NOT_ANSWERED} `{}` is the name of a tool, not an answer. Call `answer` with what the results show, or run a pipeline that finds it.",
-                text.trim().trim_matches('`')
+                "{NOT_ANSWERED} `{tool}` is the name of a tool, not an answer. Call `answer` with what the results show, or run a pipeline that finds it."
             ),
             "an answer that is only a tool's name; asked again",
         )
@@ -2508,7 +2513,6 @@ fn hollow_answer_repair(text: &str) -> (String, &'static str) {
     }
 }
 
-/// Nothing, or an empty list.
 /// A result that is one short value (a number, a size, a word), as text.
 fn one_value(value: &Value) -> Option<String> {
     let text = match value {
@@ -2523,6 +2527,7 @@ fn one_value(value: &Value) -> Option<String> {
     (!text.is_empty() && text.len() <= 80 && !text.contains('\n')).then_some(text)
 }
 
+/// Nothing, or an empty list.
 fn is_empty(value: &Value) -> bool {
     match value {
         Value::Nothing { .. } => true,
