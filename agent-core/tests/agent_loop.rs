@@ -508,8 +508,9 @@ fn the_step_limit_ends_the_loop() {
 }
 
 /// An answer that announces something it does not give (`The answer
-/// is:`) is not an answer: the model is asked again, and with no turn
-/// left the run fails.
+/// is:`) is not an answer: the model is asked again; with no turn left
+/// the steps' own outcome is the answer, and a model that keeps doing it
+/// is stopped as stuck.
 #[test]
 fn a_hollow_answer_is_not_an_answer() {
     let steps = AgentOptions::default().max_steps;

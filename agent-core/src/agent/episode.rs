@@ -2477,17 +2477,12 @@ const COPIED_EXAMPLE: &str = "You wrote a pipeline from the examples in your ins
 /// to something it does not give, or only the name of a tool (`answer`).
 fn hollow_answer(text: &str) -> bool {
     let text = text.trim();
-    text.is_empty() || text.ends_with(':') || only_a_tool_name(text)
-}
-
-/// Whether `text` is only the name of one of the agent's tools, as a tiny
-/// model calls `answer` with the text `answer`.
-fn only_a_tool_name(text: &str) -> bool {
-    tool_named(text).is_some()
+    text.is_empty() || text.ends_with(':') || tool_named(text).is_some()
 }
 
 /// The tool `text` names and nothing else (backticks and a full stop
-/// aside), as the agent's tools spell it.
+/// aside), as the agent's tools spell it: a tiny model calls `answer`
+/// with the text `answer`.
 fn tool_named(text: &str) -> Option<&'static str> {
     let bare = text.trim_matches(|c: char| c == '`' || c == '.' || c.is_whitespace());
     [NU_TOOL, super::ANSWER_TOOL, super::HELP_TOOL]
