@@ -9,8 +9,8 @@ use std::{
 
 use agent_core::{
     policy::{
-        Approval, ApprovalRequest, Approver, BLOCKED_CODE, DENIED_CODE, Layers, Policy,
-        PolicyShell, Ran, ShellOptions, Verdict, sandbox::SandboxMode,
+        Approval, ApprovalRequest, Approver, BLOCKED_CODE, DENIED_CODE, Layers, NonInteractive,
+        Policy, PolicyShell, Ran, ShellOptions, Verdict, sandbox::SandboxMode,
     },
     shell::{CancelToken, Limits, SessionSeed},
 };
@@ -53,7 +53,12 @@ impl Approver for Scripted {
     }
 }
 
-fn shell_in(dir: &Path, policy: Policy, approver: Arc<Scripted>, layers: Layers) -> PolicyShell {
+fn shell_in(
+    dir: &Path,
+    policy: Policy,
+    approver: Arc<dyn Approver>,
+    layers: Layers,
+) -> PolicyShell {
     let path = std::env::var("PATH").unwrap_or_default();
     let seed = SessionSeed::new(dir).with_env(vec![(
         "PATH".into(),
@@ -109,6 +114,62 @@ fn denied_pipelines_do_not_run_and_say_why() {
     assert_eq!(code(&ran).as_deref(), Some(DENIED_CODE));
     assert!(!dir.path().join("nope").exists());
     assert_eq!(ran.approved_by, None);
+}
+
+/// Red team: `--approve 'mkdir *'` approves a `mkdir` and nothing chained
+/// with it, however it is chained. Each pipeline must leave `victim.bin`
+/// as it was.
+#[test]
+fn a_pre_approval_never_covers_a_step_chained_after_the_one_it_names() {
+    let chained = [
+        "mkdir q8; rm victim.bin",
+        "mkdir q8 | ignore; rm victim.bin",
+        "mkdir q8\nrm victim.bin",
+        "[a] | each { mkdir q8; rm victim.bin }",
+        "[a] | par-each { mkdir q8; rm victim.bin }",
+        "do { mkdir q8; rm victim.bin }",
+        "mkdir (rm victim.bin; 'q8')",
+        "mkdir q8; ^rm victim.bin",
+        "mkdir q8; 'gone' | save -f victim.bin",
+        "mkdir q8; mv victim.bin moved.bin",
+        "def tidy [] { rm victim.bin }; mkdir q8; tidy",
+        "mkdir q8 && rm victim.bin",
+    ];
+    for pipeline in chained {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("victim.bin"), "kept").unwrap();
+        let approver = Arc::new(NonInteractive {
+            yes: false,
+            approve: vec!["mkdir *".into()],
+        });
+        let mut shell = shell_in(dir.path(), Policy::default(), approver, Layers::default());
+        let ran = run(&mut shell, pipeline);
+        assert!(ran.outcome.error.is_some(), "{pipeline}: ran");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("victim.bin"))
+                .ok()
+                .as_deref(),
+            Some("kept"),
+            "{pipeline}"
+        );
+    }
+}
+
+#[test]
+fn a_pre_approval_approves_the_step_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let approver = Arc::new(NonInteractive {
+        yes: false,
+        approve: vec!["mkdir *".into(), "touch *".into()],
+    });
+    let mut shell = shell_in(dir.path(), Policy::default(), approver, Layers::default());
+    let ran = run(&mut shell, "mkdir d; touch d/f");
+    assert_eq!(code(&ran), None, "{:?}", ran.outcome.error);
+    assert!(dir.path().join("d/f").is_file());
+    assert_eq!(
+        ran.approved_by.as_deref(),
+        Some("--approve mkdir *, touch *")
+    );
 }
 
 #[test]

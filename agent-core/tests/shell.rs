@@ -218,6 +218,34 @@ fn runtime_error_is_structured() {
     assert!(!error.rendered.contains('\u{1b}'));
 }
 
+#[test]
+fn an_error_inside_a_closure_keeps_its_innermost_cause_and_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = session_in(dir.path());
+    let outcome = session.run("[1] | each { open nofile.txt }", &Limits::default());
+    let error = outcome.error.expect("an error");
+    assert_eq!(
+        error.code.as_deref(),
+        Some("nu::shell::eval_block_with_input")
+    );
+    let cause = error.root_cause();
+    assert!(
+        cause
+            .code
+            .as_deref()
+            .is_some_and(|c| c.contains("not_found")),
+        "{cause:?}"
+    );
+    assert!(cause.message.contains("not found"), "{cause:?}");
+    let label = cause.labels.first().expect("the cause's place");
+    assert_eq!((label.line, label.column), (1, 19), "{label:?}");
+    assert_eq!(label.snippet, "nofile.txt");
+    // An error that wraps none is its own cause.
+    let outcome = session.run("[{a: 1}] | get b", &Limits::default());
+    let error = outcome.error.expect("an error");
+    assert_eq!(error.root_cause(), &error);
+}
+
 #[derive(Clone)]
 struct Explode;
 

@@ -166,11 +166,13 @@ pub(crate) fn with_approval_flags(signature: Signature) -> Signature {
         )
         .named(
             "approve",
+            // The list first: tried first, a literal `[...]` would parse as
+            // one bare string.
             SyntaxShape::OneOf(vec![
-                SyntaxShape::String,
                 SyntaxShape::List(Box::new(SyntaxShape::String)),
+                SyntaxShape::String,
             ]),
-            "Approve steps matching these patterns, e.g. '^git push *'; others that ask are denied.",
+            "Approve steps matching these patterns, e.g. '^git push *' (a string, a list, or repeated): each step that asks must match one, as its own command; a pipeline with any other step that asks is denied.",
             None,
         )
 }
@@ -197,7 +199,7 @@ pub(crate) fn approve_patterns(call: &EvaluatedCall) -> Result<Vec<String>, Labe
                 LabeledError::new(format!("--approve: bad pattern `{text}`: {e}"))
                     .with_code("nu_agent::run::bad_pattern")
                     .with_label("not a valid pattern", span)
-                    .with_help("patterns match the whole command line: `*` is any run of characters, `?` one, `\\` escapes")
+                    .with_help("a pattern matches one step's whole command line: `*` is any run of characters, `?` one, `\\` escapes")
             })?;
             patterns.push(text);
         }

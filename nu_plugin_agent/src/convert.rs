@@ -22,7 +22,9 @@ pub fn diagnostic_error(diagnostic: &Diagnostic, what: &str, span: Span) -> Labe
 }
 
 /// A diagnostic of the embedded engine about `source` (the pipeline, given
-/// as the argument at `span`) as one error: its label points inside the
+/// as the argument at `span`) as one error, told by its innermost cause
+/// (the `open` that failed inside a closure, not the closure): its label
+/// points inside the
 /// argument where the argument holds the pipeline as written (a string
 /// literal), else at the argument with the line and column.
 pub fn located_error(
@@ -31,6 +33,9 @@ pub fn located_error(
     span: Span,
     source: Option<(&[u8], &str)>,
 ) -> LabeledError {
+    // Where nu nests errors (a failure inside `each`'s closure), the
+    // innermost one is what went wrong, and where.
+    let diagnostic = diagnostic.root_cause();
     let error = LabeledError::new(format!("{what}: {}", diagnostic.message)).with_code(
         diagnostic
             .code
@@ -142,6 +147,7 @@ mod tests {
                 snippet: "|".into(),
             }],
             rendered: "Error: nu::parser::unexpected_eof\n  x Unexpected end of code.".into(),
+            cause: None,
         }
     }
 

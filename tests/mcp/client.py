@@ -225,6 +225,16 @@ async def confirm(args):
     return await connect(client, body)
 
 
+async def one_run(args):
+    """`--pipeline`, run once; any question answered with `--answer`."""
+    client = Client(args.server, answer=args.answer)
+
+    async def body(session, init):
+        return {"run": await run(session, args.pipeline), "asked": client.asked}
+
+    return await connect(client, body)
+
+
 async def readonly(args):
     async def body(session, init):
         check = summary(await session.call_tool("check", {"pipeline": "^git status --short"}))
@@ -455,6 +465,7 @@ async def auth(args):
 SCENARIOS = {
     "basics": basics,
     "confirm": confirm,
+    "one_run": one_run,
     "readonly": readonly,
     "job": job,
     "cancel": cancel,

@@ -138,6 +138,31 @@ fn steps_that_ask_are_denied_without_a_terminal_unless_approved_in_advance() {
     assert!(s.work.join("other").is_dir());
 }
 
+/// The model writes the pipeline: a pre-approval meant for one command
+/// does not let it chain another change behind it.
+#[test]
+fn a_pre_approval_does_not_cover_a_change_the_model_chains_after_it() {
+    let s = setup();
+    std::fs::write(s.work.join("victim.bin"), "kept").unwrap();
+    let server = ReplayServer::start(vec![
+        Turn::nu("mkdir other; rm victim.bin"),
+        Turn::answer("I did not make it: not approved."),
+    ]);
+    stdout_of(&s.nu(&server, r#"ask --approve "mkdir *" "make a dir""#));
+    assert_eq!(
+        std::fs::read_to_string(s.work.join("victim.bin"))
+            .ok()
+            .as_deref(),
+        Some("kept")
+    );
+    assert!(!s.work.join("other").exists());
+    assert!(
+        server.shown(1).contains("did not approve"),
+        "{}",
+        server.shown(1)
+    );
+}
+
 #[test]
 fn continue_goes_on_with_the_last_conversation_and_history_lists_it() {
     let s = setup();

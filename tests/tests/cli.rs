@@ -369,6 +369,60 @@ fn a_denial_with_no_terminal_says_nobody_could_be_asked() {
     assert!(!dir.path().join("made").exists());
 }
 
+/// `--approve 'mkdir *'` approves a `mkdir` and never a step chained
+/// after it (in the default sandboxed mode); an empty pattern is an error
+/// naming it.
+#[test]
+fn a_pre_approval_approves_only_the_steps_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("victim.bin"), "kept").unwrap();
+    for pipeline in [
+        "mkdir q8; rm victim.bin",
+        "mkdir q8 | ignore; rm victim.bin",
+        "[a] | each { mkdir q8; rm victim.bin }",
+    ] {
+        let out = nu_agent(dir.path(), &["run", "--approve", "mkdir *", pipeline]);
+        assert_eq!(out.status.code(), Some(1), "{pipeline}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("not approved"), "{pipeline}: {stderr}");
+        assert!(
+            stderr.contains("matches none of the --approve patterns"),
+            "{pipeline}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("victim.bin"))
+                .ok()
+                .as_deref(),
+            Some("kept"),
+            "{pipeline}"
+        );
+    }
+    let out = nu_agent(dir.path(), &["run", "--approve", "mkdir *", "mkdir d"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(dir.path().join("d").is_dir());
+
+    for empty in ["", "  "] {
+        let out = nu_agent(dir.path(), &["run", "--approve", empty, "mkdir e"]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("the pattern is empty"), "{stderr}");
+        assert!(!dir.path().join("e").exists());
+    }
+}
+
+/// A name that is neither a command nor a program is an error with the
+/// engine's "did you mean", not a question.
+#[test]
+fn a_misspelt_command_is_an_error_with_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = nu_agent(dir.path(), &["run", "lss -la"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Command `lss` not found"), "{stderr}");
+    assert!(stderr.contains("Did you mean `ls`?"), "{stderr}");
+    assert!(!stderr.contains("not approved"), "{stderr}");
+}
+
 /// A write refused by the read-only sandbox says so and how to widen it,
 /// from a builtin and from an external.
 #[test]

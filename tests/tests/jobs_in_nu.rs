@@ -167,6 +167,31 @@ fn fifty_jobs_under_the_limit_all_finish_once_with_their_values() {
     }
 }
 
+/// `--approve 'mkdir *'` on a job approves its `mkdir` and never a step
+/// chained after it: the job fails, nothing is deleted.
+#[test]
+fn a_job_s_pre_approval_approves_only_the_steps_it_names() {
+    let s = setup();
+    std::fs::write(s.work.join("victim.bin"), "kept").unwrap();
+    let out = s.nu(
+        r#"let chained = (agent job run --approve 'mkdir *' "mkdir q8; rm victim.bin" | agent job wait $in)
+        let alone = (agent job run --approve ['mkdir *'] "mkdir q9" | agent job wait $in)
+        {chained: $chained.status, why: ($chained.error | str contains 'not approved'), alone: $alone.status} | to nuon"#,
+    );
+    assert_eq!(
+        stdout_of(&out).trim(),
+        "{chained: failed, why: true, alone: completed}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.work.join("victim.bin"))
+            .ok()
+            .as_deref(),
+        Some("kept")
+    );
+    assert!(!s.work.join("q8").exists());
+    assert!(s.work.join("q9").is_dir());
+}
+
 #[test]
 fn a_job_that_needs_approval_waits_and_goes_on_when_approved_or_denied() {
     let s = setup();

@@ -353,6 +353,33 @@ fn a_client_without_elicitation_is_denied_with_the_pre_approval_hint() {
     assert!(!world.workspace.join("gone.txt").exists());
 }
 
+/// `nu-agent mcp --approve 'mkdir *'` approves a `mkdir` and never a
+/// step chained after it: that one is asked of the client (denied here,
+/// where the client cannot be asked).
+#[test]
+fn a_pre_approval_approves_only_the_steps_it_names() {
+    let Some(python) = python() else { return };
+    let world = confirm_world();
+    let found = world.client(
+        &python,
+        "one_run",
+        &["--pipeline", "mkdir q8; rm gone.txt"],
+        &["--approve", "mkdir *"],
+    );
+    assert!(is_error(&found["run"]), "{}", found["run"]);
+    assert!(world.workspace.join("gone.txt").exists());
+    assert!(!world.workspace.join("q8").exists());
+
+    let found = world.client(
+        &python,
+        "one_run",
+        &["--pipeline", "mkdir q9"],
+        &["--approve", "mkdir *"],
+    );
+    assert!(!is_error(&found["run"]), "{}", found["run"]);
+    assert!(world.workspace.join("q9").is_dir());
+}
+
 #[test]
 fn an_allowed_read_runs_under_the_read_only_launcher() {
     let Some(python) = python() else { return };

@@ -239,6 +239,56 @@ fn yes_approves_a_write_and_without_it_non_interactive_nu_denies() {
     assert!(!work.join("g1").exists());
 }
 
+/// A pre-approval approves only the steps it names, in every form the
+/// flag takes: a string, a literal list, a list in a variable, repeated;
+/// an empty pattern is an error naming it.
+#[test]
+fn a_pre_approval_approves_only_the_steps_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    std::fs::write(work.join("victim.bin"), "kept").unwrap();
+    for pipeline in [
+        "mkdir q8; rm victim.bin",
+        "mkdir q8 | ignore; rm victim.bin",
+        "[a] | each { mkdir q8; rm victim.bin }",
+    ] {
+        let out = nu(
+            &registry,
+            &work,
+            &format!("agent run --approve 'mkdir *' '{pipeline}'"),
+        );
+        let stderr = stderr_of(&out);
+        assert!(stderr.contains("not approved"), "{pipeline}: {stderr}");
+        assert_eq!(
+            std::fs::read_to_string(work.join("victim.bin"))
+                .ok()
+                .as_deref(),
+            Some("kept"),
+            "{pipeline}"
+        );
+    }
+    for (script, made) in [
+        (r#"agent run --approve ['mkdir *'] "mkdir q3""#, "q3"),
+        (
+            r#"let patterns = ['^git *' 'mkdir *']; agent run --approve $patterns "mkdir q4""#,
+            "q4",
+        ),
+        (
+            r#"agent run --approve 'touch *' --approve 'mkdir *' "mkdir q5; touch q5/f""#,
+            "q5/f",
+        ),
+    ] {
+        let out = nu(&registry, &work, script);
+        stdout_of(&out);
+        assert!(work.join(made).exists(), "{script}");
+    }
+    let out = nu(&registry, &work, r#"agent run --approve [""] "mkdir q6""#);
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("the pattern is empty"), "{stderr}");
+    assert!(!work.join("q6").exists());
+}
+
 /// `agent run` logs its decision and its run in the state dir's audit log,
 /// as `nu-agent run` does.
 #[test]
@@ -371,6 +421,60 @@ fn a_run_stopped_by_its_time_limit_says_so() {
             "{pipeline}: {stderr}"
         );
     }
+}
+
+/// What a run printed before its time limit comes back, with a warning
+/// naming the limit (as its help says), not an error that loses it.
+#[test]
+fn a_run_stopped_by_its_time_limit_returns_what_it_produced() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent run --yes --timeout 1sec "^sh -c 'echo first; sleep 20.313; echo never'" | str trim"#,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(stdout_of(&out).trim(), "first", "{stderr}");
+    assert!(stderr.contains("1s time limit"), "{stderr}");
+    assert!(stderr.contains("returning what it produced"), "{stderr}");
+}
+
+/// An error inside a closure is told by its cause (the file that is not
+/// there), as `nu-agent run` tells it, not by the closure around it.
+#[test]
+fn an_error_inside_a_closure_is_told_by_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent run "[1] | each { open nofile.txt }""#,
+    );
+    let stderr = stderr_of(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("not found"), "{stderr}");
+    assert!(stderr.contains("nofile.txt"), "{stderr}");
+    assert!(!stderr.contains("Eval block failed"), "{stderr}");
+}
+
+/// A name that is neither a command nor a program is an error with the
+/// engine's "did you mean" before anything is asked (no terminal here:
+/// were it asked, the answer would be a denial).
+#[test]
+fn a_misspelt_command_is_an_error_with_did_you_mean_not_a_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(&registry, &work, r#"agent run "lss -la""#);
+    let stderr = stderr_of(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("Command `lss` not found"), "{stderr}");
+    assert!(stderr.contains("Did you mean `ls`?"), "{stderr}");
+    assert!(!stderr.contains("nu_agent::policy::denied"), "{stderr}");
+    assert!(!stderr.contains("not approved"), "{stderr}");
 }
 
 /// The plan reads at 80 columns: the verdict and why come first, the

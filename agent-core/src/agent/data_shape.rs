@@ -198,6 +198,7 @@ mod tests {
             help: None,
             labels: Vec::new(),
             rendered: rendered.into(),
+            cause: None,
         }
     }
 

@@ -1804,7 +1804,7 @@ impl Agent {
         let finds = |program: &str| self.shell.finds_program(program);
         let unknown = plan
             .as_ref()
-            .map(|plan| repair::unknown_programs(plan, finds))
+            .map(|plan| crate::policy::unknown_programs(plan, finds))
             .unwrap_or_default();
         let engine = self.shell.session().engine_state();
         // `^sys cpu` with no program `sys` here: the command `sys cpu`.
@@ -1841,7 +1841,7 @@ impl Agent {
             .and_then(|nu| {
                 let (plan, decision) = self.shell.check(&nu);
                 let runs = plan
-                    .is_some_and(|plan| repair::unknown_programs(&plan, finds).is_empty())
+                    .is_some_and(|plan| crate::policy::unknown_programs(&plan, finds).is_empty())
                     && decision.verdict == Verdict::Allow;
                 runs.then_some((nu, decision))
             });
@@ -1962,7 +1962,7 @@ impl Agent {
         let finds = |program: &str| self.shell.finds_program(program);
         let unknown = plan
             .as_ref()
-            .is_some_and(|plan| !repair::unknown_programs(plan, finds).is_empty());
+            .is_some_and(|plan| !crate::policy::unknown_programs(plan, finds).is_empty());
         if plan.is_some() && !unknown {
             return None;
         }

@@ -11,7 +11,7 @@
 
 use nu_protocol::engine::EngineState;
 
-use crate::{policy::Plan, shell::Diagnostic};
+use crate::shell::Diagnostic;
 
 /// The Nushell form of names small models bring from bash, SQL or Python.
 const NUSHELL_FORMS: &[(&str, &str)] = &[
@@ -133,26 +133,6 @@ pub fn nushell_form(name: &str) -> Option<&'static str> {
         .iter()
         .find(|(habit, _)| *habit == name)
         .map(|(_, form)| *form)
-}
-
-/// The external programs `plan` calls that `finds_program` cannot find
-/// (each once, in order): names the model invented or took from another
-/// language. Dynamic heads (`^$x`) are left to the policy.
-pub fn unknown_programs(plan: &Plan, finds_program: impl Fn(&str) -> bool) -> Vec<String> {
-    let mut unknown: Vec<String> = Vec::new();
-    for step in &plan.steps {
-        let Some(program) = step.name.strip_prefix('^') else {
-            continue;
-        };
-        let plain = !program.is_empty()
-            && program
-                .chars()
-                .all(|c| c.is_alphanumeric() || "-_.+/".contains(c));
-        if plain && !finds_program(program) && !unknown.iter().any(|u| u == program) {
-            unknown.push(program.to_string());
-        }
-    }
-    unknown
 }
 
 /// `pipeline` with `^name` written `name` for each of `names` that is a
@@ -1201,14 +1181,7 @@ fn short_usage(help: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        policy::{Category, Step},
-        shell::{Diagnostic, DiagnosticLabel, Engine},
-    };
-
-    fn on_path(program: &str) -> bool {
-        ["ps", "grep", "du", "ls", "find", "wc"].contains(&program)
-    }
+    use crate::shell::{Diagnostic, DiagnosticLabel, Engine};
 
     #[test]
     fn a_request_for_each_file_on_its_own_is_told_from_one_over_all() {
@@ -1230,18 +1203,7 @@ mod tests {
 
     #[test]
     fn invented_names_are_errors_with_the_nushell_form() {
-        let plan = Plan {
-            steps: vec![
-                Step::new("open", "open f.csv", Category::Read),
-                Step::new("^count", "^count", Category::Exec),
-                Step::new("^grep", "^grep x", Category::Exec),
-                Step::new("^frobnicate", "^frobnicate", Category::Exec),
-                Step::new("^count", "^count", Category::Exec),
-            ],
-            reads_env: false,
-        };
-        let unknown = unknown_programs(&plan, on_path);
-        assert_eq!(unknown, vec!["count".to_string(), "frobnicate".into()]);
+        let unknown = vec!["count".to_string(), "frobnicate".into()];
         let engine = Engine::standard();
         let text = unknown_programs_message(engine.state(), &unknown);
         assert!(text.contains("`count` is not a Nushell command"), "{text}");
@@ -1259,6 +1221,7 @@ mod tests {
             help: None,
             labels: Vec::new(),
             rendered: String::new(),
+            cause: None,
         };
         let row = Value::test_record(record! {
             "pid" => Value::test_int(4242),
@@ -1348,6 +1311,7 @@ mod tests {
             help: None,
             labels: Vec::new(),
             rendered: String::new(),
+            cause: None,
         };
         let on_rows = unsupported(
             "The '=~' operator does not work on values of type 'record<hash: string, author: string>'.",
@@ -1389,6 +1353,7 @@ mod tests {
                 },
             ],
             rendered: String::new(),
+            cause: None,
         };
         let size_int = "Types 'filesize' and 'int' are not compatible for the '>' operator.";
         let fixed = exact_fix(
@@ -1459,6 +1424,7 @@ mod tests {
                 snippet: "aux".into(),
             }],
             rendered: String::new(),
+            cause: None,
         };
         let hint = usage_hint(engine.state(), "ls | first; ps aux | where", &diagnostic)
             .unwrap_or_default();
@@ -1514,6 +1480,7 @@ mod tests {
                 snippet: String::new(),
             }],
             rendered: String::new(),
+            cause: None,
         }
     }
 

@@ -81,7 +81,7 @@ impl JobApprover {
 impl Approver for JobApprover {
     fn approve(&self, request: &ApprovalRequest) -> Approval {
         let question = if request.labels.is_empty() {
-            request.command.clone()
+            request.command()
         } else {
             request.labels.join("; ")
         };

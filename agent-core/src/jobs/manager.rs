@@ -424,7 +424,7 @@ mod tests {
         let work: JobWork = Box::new(|context| {
             let request = ApprovalRequest {
                 labels: vec!["delete: a.txt".into()],
-                command: "rm a.txt".into(),
+                steps: vec!["rm a.txt".into()],
                 pipeline: "rm a.txt".into(),
                 reason: "deletes".into(),
                 warning: false,
@@ -462,7 +462,7 @@ mod tests {
         let work: JobWork = Box::new(|context| {
             let request = ApprovalRequest {
                 labels: vec!["run: ^make".into()],
-                command: "^make".into(),
+                steps: vec!["^make".into()],
                 pipeline: "^make".into(),
                 reason: "runs a program".into(),
                 warning: false,

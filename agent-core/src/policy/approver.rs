@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::pattern::Pattern;
+
 /// One question to the approver: a step (or a whole pipeline) that the
 /// policy says needs confirmation, described with its concrete targets.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -9,8 +11,9 @@ pub struct ApprovalRequest {
     /// One line per effect, e.g. `delete ⚠: 3 files, 8.1 GB: a.iso, b.iso, c.zip`
     /// or `run: ^apt-get update`.
     pub labels: Vec<String>,
-    /// The normalised command the rules match on, e.g. `^git push origin`.
-    pub command: String,
+    /// Each step asked about, as the normalised command the rules match on
+    /// (`^git push origin`, `rm a.txt`): a pre-approval must cover every one.
+    pub steps: Vec<String>,
     /// The pipeline the step belongs to, as the model wrote it.
     pub pipeline: String,
     /// Why the policy asks.
@@ -19,6 +22,14 @@ pub struct ApprovalRequest {
     pub warning: bool,
     /// Runs as another user (sudo, doas, ...): needs a password prompt.
     pub privileged: bool,
+}
+
+impl ApprovalRequest {
+    /// The steps asked about as one line, `; ` between them (for a
+    /// question shown where labels are missing).
+    pub fn command(&self) -> String {
+        self.steps.join("; ")
+    }
 }
 
 /// The approver's answer.
@@ -51,10 +62,18 @@ pub trait Approver: Send + Sync {
     fn who(&self) -> String {
         "user".into()
     }
+
+    /// Why `request` was denied without a question, where this approver
+    /// can say (the steps no `--approve` pattern matches), for the user's
+    /// hint. `None`: the usual hint.
+    fn not_covered(&self, _request: &ApprovalRequest) -> Option<String> {
+        None
+    }
 }
 
 /// The approver when nobody is at a terminal: every confirmation is denied
-/// unless `--yes` was given or the command matches an `--approve` pattern.
+/// unless `--yes` was given or every step asked about matches an
+/// `--approve` pattern.
 #[derive(Clone, Debug, Default)]
 pub struct NonInteractive {
     /// `--yes`: approve every confirmation (never a block).
@@ -64,14 +83,32 @@ pub struct NonInteractive {
 }
 
 impl NonInteractive {
-    /// True when `command` was approved in advance.
-    fn pre_approved(&self, command: &str) -> bool {
-        self.yes
-            || self
-                .approve
+    /// True when `request` was approved in advance: by `--yes`, or by
+    /// patterns that match each of its steps on its own. A pattern is
+    /// never matched against the pipeline's text or the steps joined, so
+    /// `mkdir *` does not cover a `rm` chained after a `mkdir`; a request
+    /// that names no step is covered by no pattern.
+    fn pre_approved(&self, request: &ApprovalRequest) -> bool {
+        if self.yes {
+            return true;
+        }
+        let patterns = self.patterns();
+        !request.steps.is_empty()
+            && request
+                .steps
                 .iter()
-                .filter_map(|glob| super::pattern::Pattern::new(glob).ok())
-                .any(|pattern| pattern.matches(command))
+                .all(|step| patterns.iter().any(|pattern| pattern.matches(step)))
+    }
+}
+
+impl NonInteractive {
+    /// The `--approve` patterns that parse (the front ends refuse the
+    /// others before anything runs).
+    fn patterns(&self) -> Vec<Pattern> {
+        self.approve
+            .iter()
+            .filter_map(|glob| Pattern::new(glob).ok())
+            .collect()
     }
 }
 
@@ -84,11 +121,126 @@ impl Approver for NonInteractive {
         }
     }
 
+    fn not_covered(&self, request: &ApprovalRequest) -> Option<String> {
+        if self.yes || self.approve.is_empty() {
+            return None;
+        }
+        let patterns = self.patterns();
+        let uncovered: Vec<&String> = request
+            .steps
+            .iter()
+            .filter(|step| !patterns.iter().any(|pattern| pattern.matches(step)))
+            .collect();
+        let first = uncovered.first()?;
+        let quoted = |items: &mut dyn Iterator<Item = &String>| {
+            items
+                .map(|i| format!("`{i}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        Some(format!(
+            "{} matches none of the --approve patterns ({}); each step that asks must match one on its own, e.g. --approve '{}'",
+            quoted(&mut uncovered.iter().copied()),
+            quoted(&mut self.approve.iter()),
+            first.replace('\'', ""),
+        ))
+    }
+
     fn approve(&self, request: &ApprovalRequest) -> Approval {
-        if self.pre_approved(&request.command) {
+        if self.pre_approved(request) {
             Approval::Yes
         } else {
             Approval::No
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asking(steps: &[&str]) -> ApprovalRequest {
+        ApprovalRequest {
+            labels: steps.iter().map(|s| format!("run: {s}")).collect(),
+            steps: steps.iter().map(|s| s.to_string()).collect(),
+            pipeline: steps.join("; "),
+            reason: "changes files".into(),
+            warning: false,
+            privileged: false,
+        }
+    }
+
+    fn approving(patterns: &[&str]) -> NonInteractive {
+        NonInteractive {
+            yes: false,
+            approve: patterns.iter().map(|p| p.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_pattern_approves_the_step_it_names() {
+        let approver = approving(&["mkdir *"]);
+        assert_eq!(approver.approve(&asking(&["mkdir q8"])), Approval::Yes);
+    }
+
+    #[test]
+    fn a_pattern_never_covers_a_step_chained_after_the_one_it_names() {
+        let approver = approving(&["mkdir *"]);
+        assert_eq!(
+            approver.approve(&asking(&["mkdir q8", "rm victim.bin"])),
+            Approval::No
+        );
+        // Joined, the steps would match `mkdir *`: they are matched one by one.
+        assert!(
+            Pattern::new("mkdir *")
+                .unwrap()
+                .matches("mkdir q8; rm victim.bin")
+        );
+    }
+
+    #[test]
+    fn a_denial_names_the_steps_no_pattern_matches() {
+        let approver = approving(&["mkdir *"]);
+        let why = approver
+            .not_covered(&asking(&["mkdir q8", "rm victim.bin"]))
+            .expect("a reason");
+        assert!(why.starts_with("`rm victim.bin` matches none"), "{why}");
+        assert!(why.contains("`mkdir *`"), "{why}");
+        assert_eq!(approver.not_covered(&asking(&["mkdir q8"])), None);
+        assert_eq!(
+            NonInteractive::default().not_covered(&asking(&["rm a"])),
+            None
+        );
+    }
+
+    #[test]
+    fn every_step_must_be_covered_by_some_pattern() {
+        let approver = approving(&["mkdir *", "^git commit *"]);
+        assert_eq!(
+            approver.approve(&asking(&["mkdir d", "^git commit -m x"])),
+            Approval::Yes
+        );
+        assert_eq!(
+            approver.approve(&asking(&["mkdir d", "^git push"])),
+            Approval::No
+        );
+    }
+
+    #[test]
+    fn a_request_naming_no_step_is_covered_by_no_pattern_but_yes_approves_it() {
+        assert_eq!(approving(&["*"]).approve(&asking(&[])), Approval::No);
+        let yes = NonInteractive {
+            yes: true,
+            approve: Vec::new(),
+        };
+        assert_eq!(yes.approve(&asking(&["rm a", "rm b"])), Approval::Yes);
+    }
+
+    #[test]
+    fn an_invalid_pattern_approves_nothing() {
+        assert_eq!(
+            approving(&["", "  "]).approve(&asking(&["ls"])),
+            Approval::No
+        );
     }
 }

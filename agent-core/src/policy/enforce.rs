@@ -517,6 +517,29 @@ impl PolicyShell {
                 .any(|dir| executable(&dir.join(program)))
     }
 
+    /// The engine's error for the first program that a step the policy
+    /// would ask about calls and that is not here (`lss -la`): asking
+    /// about a step that can only fail is no use.
+    fn program_not_found(&self, plan: &Plan, decision: &Decision) -> Option<Diagnostic> {
+        let asked = Plan {
+            steps: plan
+                .steps
+                .iter()
+                .zip(&decision.rows)
+                .filter(|(_, row)| row.verdict == Verdict::Confirm)
+                .map(|(step, _)| step.clone())
+                .collect(),
+            reads_env: plan.reads_env,
+        };
+        let unknown = super::unknown_programs(&asked, |program| self.finds_program(program));
+        let name = unknown.first()?;
+        Some(super::not_found(
+            self.session.engine_state(),
+            &self.cwd(),
+            name,
+        ))
+    }
+
     /// The names of the programs on the session's PATH (listed once: a
     /// program installed during the conversation is not among them).
     pub fn programs(&self) -> Arc<[String]> {
@@ -627,6 +650,12 @@ impl PolicyShell {
             // Only the runtime layers decide (tests of the other layers).
             decision.verdict = Verdict::Allow;
         }
+        if decision.verdict == Verdict::Confirm
+            && let Some(diagnostic) = self.program_not_found(&plan, &decision)
+        {
+            // It could only fail: an error, not a question.
+            return self.not_run(pipeline, decision, diagnostic);
+        }
         if let Some(hook) = &self.hook {
             match hook.judge(pipeline, &decision) {
                 Ok(verdict) if verdict > decision.verdict => {
@@ -726,11 +755,7 @@ impl PolicyShell {
                 }
                 let request = ApprovalRequest {
                     labels: confirm.iter().map(|(s, r)| label(s, r, &facts)).collect(),
-                    command: confirm
-                        .iter()
-                        .map(|(s, _)| s.command.clone())
-                        .collect::<Vec<_>>()
-                        .join("; "),
+                    steps: confirm.iter().map(|(s, _)| s.command.clone()).collect(),
                     pipeline: pipeline.to_string(),
                     reason: confirm
                         .iter()
@@ -756,10 +781,14 @@ impl PolicyShell {
                         return self.run_inner(&edited, limits, cancel, edits + 1);
                     }
                     Approval::Edit(_) | Approval::No => {
+                        let help = self
+                            .approver
+                            .not_covered(&request)
+                            .unwrap_or_else(|| super::NOT_APPROVED_HELP.into());
                         let diagnostic = Diagnostic::plain(
                             super::DENIED_CODE,
                             format!("not approved: {}", request.labels.join("; ")),
-                            Some(super::NOT_APPROVED_HELP.into()),
+                            Some(help),
                         );
                         return self.not_run(pipeline, decision, diagnostic);
                     }

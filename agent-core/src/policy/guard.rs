@@ -288,7 +288,7 @@ impl Guardrails {
                     }
                 }
             } else if run.refused.is_none() {
-                let code = if matches!(outcome, Err(Denied::NotApproved)) {
+                let code = if matches!(outcome, Err(Denied::NotApproved(_))) {
                     DENIED_CODE
                 } else {
                     BLOCKED_CODE
@@ -298,7 +298,7 @@ impl Guardrails {
         }
         outcome.map(|_| ()).map_err(|e| match e {
             Denied::Blocked(e) => e,
-            Denied::NotApproved => not_approved(&row, span),
+            Denied::NotApproved(help) => not_approved(&row, span, help),
         })
     }
 
@@ -321,7 +321,7 @@ impl Guardrails {
         }
         let request = ApprovalRequest {
             labels: vec![label(step, row, facts)],
-            command: step.command.clone(),
+            steps: vec![step.command.clone()],
             pipeline: lock(&self.run).pipeline.clone(),
             reason: row.reason.clone(),
             warning: row.warning,
@@ -336,7 +336,9 @@ impl Guardrails {
                 }
                 Ok(format!("{} (always)", self.approver.who()))
             }
-            Approval::No | Approval::Edit(_) => Err(Denied::NotApproved),
+            Approval::No | Approval::Edit(_) => {
+                Err(Denied::NotApproved(self.approver.not_covered(&request)))
+            }
         }
     }
 }
@@ -400,7 +402,8 @@ impl RunHooks for Guardrails {
 
 enum Denied {
     Blocked(ShellError),
-    NotApproved,
+    /// With the approver's reason, where it gave one.
+    NotApproved(Option<String>),
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -533,7 +536,7 @@ fn blocked(row: &Row, span: Span) -> Denied {
     ))
 }
 
-fn not_approved(row: &Row, span: Span) -> ShellError {
+fn not_approved(row: &Row, span: Span, help: Option<String>) -> ShellError {
     ShellError::Generic(
         GenericError::new(
             format!("not approved: {}", row.reason),
@@ -541,7 +544,7 @@ fn not_approved(row: &Row, span: Span) -> ShellError {
             span,
         )
         .with_code(DENIED_CODE)
-        .with_help(NOT_APPROVED_HELP),
+        .with_help(help.unwrap_or_else(|| NOT_APPROVED_HELP.into())),
     )
 }
 

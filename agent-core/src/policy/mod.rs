@@ -29,6 +29,7 @@ mod rules;
 pub mod sandbox;
 pub mod shell_words;
 mod step;
+mod unknown_program;
 
 pub use approver::{Approval, ApprovalRequest, Approver, NonInteractive};
 pub use category::{Category, Verdict};
@@ -48,6 +49,7 @@ pub use plan::{Plan, plan, plan_in};
 pub use report::PolicyReport;
 pub use rules::{Mode, POLICY_KEYS, Policy, PolicyError};
 pub use step::{Access, Floor, Step, Target};
+pub use unknown_program::{NOT_FOUND_CODE, not_found, unknown_programs};
 
 use nu_protocol::engine::EngineState;
 

@@ -13,6 +13,32 @@ pub struct Diagnostic {
     pub labels: Vec<DiagnosticLabel>,
     /// The full plain-text rendering nu would print (no ANSI).
     pub rendered: String,
+    /// The innermost error this one wraps, where nu nests them (`each`'s
+    /// "Eval block failed with pipeline input" around the `open` that
+    /// failed inside its closure): the cause a user acts on.
+    #[serde(default)]
+    pub cause: Option<Box<Diagnostic>>,
+}
+
+/// The innermost error `error` wraps (following the first related error,
+/// then the diagnostic source, at most a few levels down); `None` when it
+/// wraps none.
+fn innermost_cause(error: &dyn miette::Diagnostic) -> Option<&dyn miette::Diagnostic> {
+    const MOST_LEVELS: usize = 16;
+    let mut current = error;
+    let mut found = None;
+    for _ in 0..MOST_LEVELS {
+        let next = match current.related().and_then(|mut related| related.next()) {
+            Some(next) => next,
+            None => match current.diagnostic_source() {
+                Some(next) => next,
+                None => break,
+            },
+        };
+        found = Some(next);
+        current = next;
+    }
+    found
 }
 
 /// A pointer into the source of the pipeline.
@@ -43,6 +69,17 @@ impl Diagnostic {
         error: &(dyn miette::Diagnostic + Send + Sync + 'static),
     ) -> Self {
         let rendered = nu_protocol::format_cli_error(None, working_set, error, None);
+        let cause = innermost_cause(error).map(|inner| Box::new(Self::parts(working_set, inner)));
+        Diagnostic {
+            rendered: without_ansi(&rendered).into_owned(),
+            cause,
+            ..Self::parts(working_set, error)
+        }
+    }
+
+    /// `error`'s code, message, help and labels (its rendering is only
+    /// its message: a cause is shown within its outer error's rendering).
+    fn parts(working_set: &StateWorkingSet, error: &dyn miette::Diagnostic) -> Self {
         let labels = error
             .labels()
             .map(|labels| {
@@ -65,8 +102,14 @@ impl Diagnostic {
             message: error.to_string(),
             help: error.help().map(|h| h.to_string()),
             labels,
-            rendered: without_ansi(&rendered).into_owned(),
+            rendered: error.to_string(),
+            cause: None,
         }
+    }
+
+    /// The innermost cause, or this diagnostic when it wraps none.
+    pub fn root_cause(&self) -> &Diagnostic {
+        self.cause.as_deref().unwrap_or(self)
     }
 
     /// A diagnostic that did not come from nu (e.g. a crash in the engine).
@@ -82,6 +125,7 @@ impl Diagnostic {
             help,
             labels: Vec::new(),
             rendered,
+            cause: None,
         }
     }
 

@@ -368,7 +368,7 @@ mod tests {
     fn request(warning: bool) -> ApprovalRequest {
         ApprovalRequest {
             labels: vec!["delete: 1 file".into()],
-            command: "rm a".into(),
+            steps: vec!["rm a".into()],
             pipeline: "rm a".into(),
             reason: "deletes files".into(),
             warning,

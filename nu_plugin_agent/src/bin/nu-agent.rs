@@ -41,7 +41,10 @@ mod policy;
 #[path = "nu_agent/run.rs"]
 mod run;
 
-use common::{EXIT_FAILED, approver, cancel_on_ctrl_c, parse_duration, parse_max_output};
+use common::{
+    EXIT_FAILED, approver, cancel_on_ctrl_c, parse_approve_pattern, parse_duration,
+    parse_max_output,
+};
 
 #[derive(Parser)]
 #[command(
@@ -217,7 +220,7 @@ enum Command {
         cwd: Option<PathBuf>,
         /// Approve steps matching this pattern in advance, e.g. '^git push *'
         /// (repeatable); for clients that cannot ask you.
-        #[arg(long, value_name = "GLOB")]
+        #[arg(long, value_name = "GLOB", value_parser = parse_approve_pattern)]
         approve: Vec<String>,
         /// Most output kept from one stream of a step, e.g. 200MiB (default:
         /// agent.max_output, 64 MiB).
@@ -359,8 +362,9 @@ struct ApprovalFlags {
     /// Approve every step that asks (never one that is blocked).
     #[arg(long, short = 'y')]
     yes: bool,
-    /// Approve steps matching this pattern, e.g. '^git push *' (repeatable).
-    #[arg(long, value_name = "GLOB")]
+    /// Approve steps matching this pattern, e.g. '^git push *' (repeatable):
+    /// each step that asks must match one, as its own command line.
+    #[arg(long, value_name = "GLOB", value_parser = parse_approve_pattern)]
     approve: Vec<String>,
 }
 

@@ -179,11 +179,19 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             eprintln!("{}", line.trim_end_matches('\n'));
         }
         // The time limit explains whatever failed when it struck (a killed
-        // external, an `each` cut short).
-        if let Some(StopReason::TimedOut(limit)) = &outcome.stopped {
+        // external, an `each` cut short); what the pipeline produced before
+        // it is returned, with a warning, and only a run that produced
+        // nothing is an error.
+        let timed_out = match &outcome.stopped {
+            Some(StopReason::TimedOut(limit)) => Some(*limit),
+            _ => None,
+        };
+        if let Some(limit) = timed_out
+            && produced_nothing(&outcome.value)
+        {
             return Err(LabeledError::new(format!(
                 "agent run stopped after the {} time limit",
-                humanize_duration(*limit)
+                humanize_duration(limit)
             ))
             .with_code("nu_agent::run::timeout")
             .with_label(
@@ -192,7 +200,7 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
             )
             .with_help("raise it with --timeout"));
         }
-        if let Some(diagnostic) = &outcome.error {
+        if let Some(diagnostic) = outcome.error.as_ref().filter(|_| timed_out.is_none()) {
             let nobody = prompt.as_ref().is_some_and(|p| p.found_nobody());
             return Err(
                 match policy_error(
@@ -230,6 +238,10 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
                 "warning: agent run: output cut at {}; raise it with --max-output",
                 humanize_bytes(*bytes)
             ),
+            Some(StopReason::TimedOut(limit)) => eprintln!(
+                "warning: agent run stopped after the {} time limit (the processes it started were killed); returning what it produced before",
+                humanize_duration(*limit)
+            ),
             Some(stopped) => eprintln!("warning: agent run {stopped}"),
             None => {}
         }
@@ -249,6 +261,16 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
                 .with_help("wrap the pipeline in `complete` to get stdout, stderr and the exit code as a record"));
         }
         Ok(respan(outcome.value, call.head))
+    }
+}
+
+/// A value that holds no output: nothing, an empty string or list.
+fn produced_nothing(value: &Value) -> bool {
+    match value {
+        Value::Nothing { .. } => true,
+        Value::String { val, .. } => val.is_empty(),
+        Value::List { vals, .. } => vals.is_empty(),
+        _ => false,
     }
 }
 

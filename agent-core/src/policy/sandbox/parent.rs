@@ -598,7 +598,7 @@ mod tests {
             id: 77,
             request: ApprovalRequest {
                 labels: vec!["delete: a.txt".into()],
-                command: "rm a.txt".into(),
+                steps: vec!["rm a.txt".into()],
                 pipeline: "rm a.txt".into(),
                 reason: "deletes".into(),
                 warning: false,
@@ -616,7 +616,7 @@ mod tests {
         let approver = Recording::default();
         let outcome = run(&exe, &request(dir.path()), &CancelToken::new(), &approver);
         assert_eq!(outcome.printed, ["finished"], "{:?}", outcome.error);
-        assert_eq!(approver.asked.lock().unwrap()[0].command, "rm a.txt");
+        assert_eq!(approver.asked.lock().unwrap()[0].steps, ["rm a.txt"]);
         let reply = std::fs::read_to_string(dir.path().join("reply.json")).unwrap();
         let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
         assert_eq!(

@@ -479,7 +479,7 @@ mod tests {
     fn question() -> ApprovalRequest {
         ApprovalRequest {
             labels: vec!["run: ^make".into()],
-            command: "^make".into(),
+            steps: vec!["^make".into()],
             pipeline: "^make".into(),
             reason: "runs a program".into(),
             warning: false,

@@ -144,6 +144,17 @@ fn terminal_width() -> usize {
         })
 }
 
+/// An `--approve` pattern, checked: an empty, whitespace-only or
+/// malformed one is an error naming it, never a pattern that approves
+/// nothing (or everything) in silence.
+pub fn parse_approve_pattern(text: &str) -> Result<String, String> {
+    agent_core::policy::Pattern::new(text)
+        .map(|_| text.to_string())
+        .map_err(|e| {
+            format!("`{text}` is not a pattern: {e} (patterns match one step's command line, e.g. '^git push *')")
+        })
+}
+
 /// `200MiB`, `64MB`, `1GiB`, or plain bytes.
 pub fn parse_max_output(text: &str) -> Result<usize, String> {
     parse_size(text).map_err(|e| e.to_string())

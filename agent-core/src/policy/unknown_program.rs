@@ -1,0 +1,98 @@
+//! Programs a pipeline calls that are not here: neither a Nushell command
+//! nor an executable on the session's PATH (`lss -la`, `^count`). Such a
+//! step can only fail when it runs, so no front end asks the user about
+//! it: the pipeline is an error with the engine's own "did you mean".
+
+use std::path::Path;
+
+use nu_protocol::{ShellError, Span, engine::EngineState};
+
+use super::Plan;
+use crate::shell::Diagnostic;
+
+/// nu's code for a program that cannot be found.
+pub const NOT_FOUND_CODE: &str = "nu::shell::external_command";
+
+/// The external programs `plan` calls that `finds_program` cannot find
+/// (each once, in order). Dynamic heads (`^$x`) and names with characters
+/// no program name has are left to the policy.
+pub fn unknown_programs(plan: &Plan, finds_program: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut unknown: Vec<String> = Vec::new();
+    for step in &plan.steps {
+        let Some(program) = step.name.strip_prefix('^') else {
+            continue;
+        };
+        let plain = !program.is_empty()
+            && program
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.+/".contains(c));
+        if plain && !finds_program(program) && !unknown.iter().any(|u| u == program) {
+            unknown.push(program.to_string());
+        }
+    }
+    unknown
+}
+
+/// The engine's error for `name`, a program not found from `cwd`: nu's
+/// own message (`Command `lss` not found`) and its help (`Did you mean
+/// `ls`?`, a command in a module, a file that is not executable).
+pub fn not_found(engine: &EngineState, cwd: &Path, name: &str) -> Diagnostic {
+    let Ok(cwd) = nu_path::AbsolutePathBuf::try_from(cwd.to_path_buf()) else {
+        return Diagnostic::plain(NOT_FOUND_CODE, format!("Command `{name}` not found"), None);
+    };
+    let mut stack = nu_protocol::engine::Stack::new();
+    let error = nu_command::command_not_found(name, Span::unknown(), engine, &mut stack, &cwd);
+    let (message, help) = match &error {
+        ShellError::ExternalCommand { label, help, .. } => (label.clone(), help.clone()),
+        other => (other.to_string(), String::new()),
+    };
+    Diagnostic::plain(NOT_FOUND_CODE, message, (!help.is_empty()).then_some(help))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        policy::{Category, Step},
+        shell::Engine,
+    };
+
+    #[test]
+    fn invented_names_are_found_once_each_in_order() {
+        let plan = Plan {
+            steps: vec![
+                Step::new("open", "open f.csv", Category::Read),
+                Step::new("^count", "^count", Category::Exec),
+                Step::new("^grep", "^grep x", Category::Exec),
+                Step::new("^frobnicate", "^frobnicate", Category::Exec),
+                Step::new("^count", "^count", Category::Exec),
+                Step::new("^$x", "^$x", Category::Exec),
+            ],
+            reads_env: false,
+        };
+        let unknown = unknown_programs(&plan, |p| p == "grep");
+        assert_eq!(unknown, vec!["count".to_string(), "frobnicate".into()]);
+    }
+
+    #[test]
+    fn a_misspelt_command_gets_the_engine_s_did_you_mean() {
+        let engine = Engine::standard();
+        let error = not_found(engine.state(), Path::new("/"), "lss");
+        assert_eq!(error.code.as_deref(), Some(NOT_FOUND_CODE));
+        assert_eq!(error.message, "Command `lss` not found");
+        assert_eq!(error.help.as_deref(), Some("Did you mean `ls`?"));
+    }
+
+    #[test]
+    fn a_bash_name_gets_the_command_whose_search_terms_name_it() {
+        let engine = Engine::standard();
+        let error = not_found(engine.state(), Path::new("/"), "wc");
+        assert!(
+            error
+                .help
+                .as_deref()
+                .is_some_and(|h| h.contains("`length`")),
+            "{error:?}"
+        );
+    }
+}
