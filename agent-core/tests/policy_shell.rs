@@ -172,6 +172,34 @@ fn a_pre_approval_approves_the_step_it_names() {
     );
 }
 
+/// A name that is neither a command nor a program is an error before any
+/// question; a path is asked about as before (an earlier statement may
+/// make it).
+#[test]
+fn a_program_that_is_not_here_is_an_error_not_a_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let approver = Scripted::new(vec![Approval::Yes]);
+    let mut shell = shell_in(
+        dir.path(),
+        Policy::default(),
+        approver.clone(),
+        Layers::default(),
+    );
+    let ran = run(&mut shell, "lss -la");
+    assert_eq!(code(&ran).as_deref(), Some("nu::shell::external_command"));
+    let error = ran.outcome.error.expect("an error");
+    assert_eq!(error.help.as_deref(), Some("Did you mean `ls`?"));
+    assert!(approver.asked().is_empty(), "nothing is asked");
+
+    let ran = run(
+        &mut shell,
+        "\"#!/bin/sh\necho made\n\" | save run.sh; ^chmod +x run.sh; ^./run.sh",
+    );
+    assert_eq!(approver.asked().len(), 1);
+    assert_eq!(code(&ran), None, "{:?}", ran.outcome.error);
+    assert_eq!(ran.outcome.value.as_str().ok().map(str::trim), Some("made"));
+}
+
 #[test]
 fn always_becomes_a_session_rule() {
     let dir = tempfile::tempdir().unwrap();

@@ -517,9 +517,9 @@ impl PolicyShell {
                 .any(|dir| executable(&dir.join(program)))
     }
 
-    /// The engine's error for the first program that a step the policy
-    /// would ask about calls and that is not here (`lss -la`): asking
-    /// about a step that can only fail is no use.
+    /// The engine's error for the first program, named without a path,
+    /// that a step the policy would ask about calls and that is not on
+    /// PATH (`lss -la`): asking about a step that can only fail is no use.
     fn program_not_found(&self, plan: &Plan, decision: &Decision) -> Option<Diagnostic> {
         let asked = Plan {
             steps: plan
@@ -532,7 +532,10 @@ impl PolicyShell {
             reads_env: plan.reads_env,
         };
         let unknown = super::unknown_programs(&asked, |program| self.finds_program(program));
-        let name = unknown.first()?;
+        // A path is left to run: an earlier statement may make it
+        // (`save run.sh; chmod +x run.sh; ^./run.sh`), and a wrapper's
+        // argument taken for its program (`sudo -S out.txt`) is one.
+        let name = unknown.iter().find(|name| !name.contains('/'))?;
         Some(super::not_found(
             self.session.engine_state(),
             &self.cwd(),
