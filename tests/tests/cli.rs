@@ -667,6 +667,60 @@ fn job_list_status_and_result_read_the_plugins_records() {
     }
 }
 
+/// A job that did not complete has no result, even where its run left a
+/// value behind: `job result` is an error naming its status (and why it
+/// failed), exit 1, nothing on stdout.
+#[test]
+fn job_result_of_a_job_that_did_not_complete_is_an_error_naming_its_status() {
+    use agent_core::jobs::{JobKind, JobStatus, JobStore};
+    use nu_protocol::{Span, Value};
+
+    let state = tempfile::tempdir().unwrap();
+    let store = JobStore::open(state.path()).unwrap();
+    let ended = |status: JobStatus, detail: &str| {
+        let id = store.create(JobKind::Run, "^false").unwrap();
+        set_status(&store, id, JobStatus::Running, None);
+        // What a failed or cancelled run leaves: nothing.
+        store
+            .save_result(id, &Value::nothing(Span::unknown()))
+            .unwrap();
+        set_status(&store, id, status, Some(detail));
+        id
+    };
+    let failed = ended(JobStatus::Failed, "the external command exited with code 1");
+    let cancelled = ended(JobStatus::Cancelled, "cancelled");
+    let timed_out = ended(JobStatus::TimedOut, "stopped after 1.0 s");
+    let running = store.create(JobKind::Run, "sleep 1min").unwrap();
+    set_status(&store, running, JobStatus::Running, None);
+    for (id, says, help) in [
+        (
+            failed,
+            "it failed: the external command exited with code 1",
+            "nu-agent job logs",
+        ),
+        (cancelled, "it was cancelled", "nu-agent job logs"),
+        (
+            timed_out,
+            "it timed out (stopped after 1.0 s)",
+            "nu-agent job logs",
+        ),
+        (running, "it is still running", "agent job wait"),
+    ] {
+        let out = nu_agent_jobs(state.path(), &["result", &id.to_string()]);
+        assert_eq!(out.status.code(), Some(1), "{says}: {out:?}");
+        assert!(out.stdout.is_empty(), "{says}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("job {id} has no result: {says}")),
+            "{stderr}"
+        );
+        assert!(stderr.contains(help), "{stderr}");
+    }
+    let out = nu_agent_jobs(state.path(), &["status", &failed.to_string(), "--json"]);
+    let status: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(status["has_result"], false);
+}
+
 #[test]
 fn job_logs_print_one_line_per_event() {
     use agent_core::jobs::{EventKind, JobKind, JobStatus, JobStore};

@@ -287,6 +287,31 @@ fn after_sigkill_of_the_plugin_the_job_is_lost_and_nothing_is_left() {
     );
 }
 
+/// A job that did not complete has no result: `agent job result` is an
+/// error naming its status, not `null` or nothing.
+#[test]
+fn the_result_of_a_failed_cancelled_or_running_job_is_an_error_naming_its_status() {
+    let s = setup();
+    let out = s.nu(r#"let failed = (agent job run "error make {msg: 'boom'}")
+        agent job wait $failed | ignore
+        let cancelled = (agent job run "sleep 100sec")
+        sleep 500ms
+        agent job cancel $cancelled | ignore
+        let running = (agent job run "sleep 100sec")
+        sleep 500ms
+        let why = {|id| try { agent job result $id; "a result" } catch {|e| $e.msg } }
+        [(do $why $failed) (do $why $cancelled) (do $why $running)] | str join (char nl)"#);
+    let stdout = stdout_of(&out);
+    let messages: Vec<&str> = stdout.trim().lines().collect();
+    assert_eq!(messages.len(), 3, "{messages:?}: {out:?}");
+    assert!(
+        messages[0].starts_with("job 1 has no result: it failed: boom"),
+        "{messages:?}"
+    );
+    assert_eq!(messages[1], "job 2 has no result: it was cancelled");
+    assert_eq!(messages[2], "job 3 has no result: it is still running");
+}
+
 #[test]
 fn an_unknown_id_is_an_error_at_the_id() {
     let s = setup();
