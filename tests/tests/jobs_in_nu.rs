@@ -179,11 +179,11 @@ fn a_job_that_needs_approval_waits_and_goes_on_when_approved_or_denied() {
         agent job deny $no | ignore
         let a = (agent job wait $yes)
         let b = (agent job wait $no)
-        {waiting: ($waiting | length), mentions: ($waiting | str join ' ' | str contains 'made'), approved: $a.status, denied: $b.status, why: ($b.error | str contains 'not approved'), hint: ($b.error | str contains 'agent job approve <id>'), prompt: ($b.error | str contains 'at the prompt')} | to nuon"#,
+        {waiting: ($waiting | length), mentions: ($waiting | str join ' ' | str contains 'made'), approved: $a.status, denied: $b.status, why: ($b.error | str contains 'not approved'), denied_by_you: ($b.error | str contains 'you denied this step'), approve: ($b.error | str contains 'agent job approve'), prompt: ($b.error | str contains 'at the prompt')} | to nuon"#,
     );
     assert_eq!(
         stdout_of(&out).trim(),
-        "{waiting: 2, mentions: true, approved: completed, denied: failed, why: true, hint: true, prompt: false}"
+        "{waiting: 2, mentions: true, approved: completed, denied: failed, why: true, denied_by_you: true, approve: false, prompt: false}"
     );
     assert!(s.work.join("made").is_dir());
     assert!(!s.work.join("refused").exists());

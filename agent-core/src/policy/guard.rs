@@ -554,6 +554,9 @@ pub const NOBODY_TO_ASK_HELP: &str = "nobody could be asked (there is no termina
 /// The hint on a background job's step nobody approved: a job never
 /// prompts, it waits for an answer.
 pub const JOB_NOT_APPROVED_HELP: &str = "a job asks through `agent job approve <id>` (or `agent job deny <id>`) while it waits; start it again and answer there, or approve in advance with --yes or --approve <pattern>";
+/// The hint on a background job's step the user refused with `agent job
+/// deny`: the job ended without it.
+pub const JOB_DENIED_HELP: &str = "you denied this step with `agent job deny`, so it did not run and the job ended; to run it, start the job again, and approve the step when it waits or in advance with --yes or --approve <pattern>";
 /// The user's hint on a step or pipeline the policy blocks.
 pub const BLOCKED_HELP: &str = "the policy blocks this step whatever is approved; to allow it, change the policy ($env.config.plugins.agent.policy, or nu-agent's config file)";
 
