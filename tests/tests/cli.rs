@@ -473,6 +473,25 @@ fn non_utf8_file_names_are_warned_about_and_escaped() {
     assert!(!seen.contains("unknown data"), "{seen}");
 }
 
+/// `glob` treats a file name that is not UTF-8 as `ls` does: skipped, with
+/// a warning, so what it returns opens.
+#[test]
+fn glob_skips_non_utf8_file_names_with_a_warning_as_ls_does() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bad = std::ffi::OsStr::from_bytes(b"bad\xff.txt");
+    std::fs::write(dir.path().join(bad), "x").unwrap();
+    std::fs::write(dir.path().join("good.txt"), "x").unwrap();
+    let out = nu_agent(dir.path(), &["run", "glob * | each { open $in } | length"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout_of(&out).trim(), "1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("glob skipped") && stderr.contains("bad\\xFF.txt"),
+        "{stderr}"
+    );
+}
+
 /// A reader that closes early (`nu-agent completions bash | head -1`) is a
 /// normal end: no panic, success.
 #[test]
