@@ -239,6 +239,33 @@ fn a_bad_config_file_refuses_to_start_naming_the_file_and_key() {
     assert!(stderr.contains("NUON"), "{stderr}");
 }
 
+/// A NUON mistake in the config file is reported at its own line and
+/// column (not at the key after it), with the text and how to write it.
+#[test]
+fn a_config_file_mistake_names_its_line_column_and_text() {
+    let dir = fixture();
+    let config = dir.path().join("config.nuon");
+    std::fs::write(
+        &config,
+        "{\n  model: {\n    keep_alive: 5 minutes\n    think: false\n  }\n}\n",
+    )
+    .unwrap();
+    let path = config.to_string_lossy().into_owned();
+    let out = nu_agent(dir.path(), &["--config", &path, "run", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "the configuration file {path} is not a NUON record: line 3, column 17: `5 minutes`"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("help: `5 minutes` is not NUON; write 5min"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
     let dir = fixture();
