@@ -266,6 +266,34 @@ fn a_config_file_mistake_names_its_line_column_and_text() {
     );
 }
 
+/// A model path in NU_AGENT_MODEL that is not there is an error that says
+/// where the path came from.
+#[test]
+fn a_missing_model_in_nu_agent_model_names_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-model.gguf");
+    let out = Command::new(workspace_binary("nu-agent"))
+        .args(["ask", "hello"])
+        .current_dir(dir.path())
+        .env("NU_AGENT_MODEL", &missing)
+        .env("NU_AGENT_CACHE", dir.path())
+        .env("NU_AGENT_STATE_DIR", dir.path())
+        .env_remove("NU_AGENT_BACKEND_URL")
+        .env_remove("NU_AGENT_CONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nu-agent");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{} does not exist (the model comes from NU_AGENT_MODEL",
+            missing.display()
+        )),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
     let dir = fixture();
