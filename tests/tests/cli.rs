@@ -412,6 +412,47 @@ fn the_config_template_names_only_commands_that_exist() {
     assert!(template.contains("the physical cores other work leaves free"));
 }
 
+/// `rm -rf ~` is blocked under any policy, and its help says so instead of
+/// sending the user to the policy; a block by the mode still does.
+#[test]
+fn a_block_no_policy_lowers_does_not_say_change_the_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join("keep.txt"), "x").unwrap();
+    let run = |args: &[&str]| {
+        Command::new(workspace_binary("nu-agent"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("NU_AGENT_CONFIG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nu-agent")
+    };
+    for args in [
+        &["run", "--mode", "yolo", "rm -rf ~"][..],
+        &["run", "--yes", "rm -rf ~"][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no policy allows it") && stderr.contains("is your home directory"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("change the policy"), "{args:?}: {stderr}");
+        assert!(home.join("keep.txt").exists(), "{args:?}");
+    }
+    let out = run(&["run", "--mode", "read-only", "mkdir made"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("change the policy"), "{stderr}");
+    assert!(!dir.path().join("made").exists());
+}
+
 /// With no terminal and nothing approved in advance, the denial says
 /// nobody could be asked (not "approve it at the prompt").
 #[test]
