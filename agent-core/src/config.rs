@@ -40,9 +40,13 @@ pub struct ConfigError {
 /// Configuration text that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigTextError {
-    /// It is not one NUON record.
-    #[error("not a NUON record: {0}")]
-    Parse(String),
+    /// It is not one NUON record: what is wrong and where (`line 3,
+    /// column 15: ...`), and a hint for a known mistake.
+    #[error("not a NUON record: {message}")]
+    Parse {
+        message: String,
+        hint: Option<String>,
+    },
     /// The record does not validate.
     #[error("{0}")]
     Invalid(ConfigError),
@@ -165,7 +169,11 @@ impl ConfigTextError {
     fn in_file(self, path: &Path) -> ConfigFileError {
         let path = path.to_path_buf();
         match self {
-            ConfigTextError::Parse(message) => ConfigFileError::Parse { path, message },
+            ConfigTextError::Parse { message, hint } => ConfigFileError::Parse {
+                path,
+                message,
+                hint,
+            },
             ConfigTextError::Invalid(error) => ConfigFileError::Invalid { path, error },
         }
     }
@@ -182,7 +190,11 @@ pub enum ConfigFileError {
         source: std::io::Error,
     },
     #[error("the configuration file {} is not a NUON record: {message}", path.display())]
-    Parse { path: PathBuf, message: String },
+    Parse {
+        path: PathBuf,
+        message: String,
+        hint: Option<String>,
+    },
     #[error("the configuration file {} is invalid: {error}", path.display())]
     Invalid { path: PathBuf, error: ConfigError },
 }
@@ -212,6 +224,9 @@ impl ConfigFileError {
             ConfigFileError::Read { .. } => {
                 format!("create {path}, or point --config or NU_AGENT_CONFIG at a readable file")
             }
+            ConfigFileError::Parse {
+                hint: Some(hint), ..
+            } => hint.clone(),
             ConfigFileError::Parse { .. } => format!(
                 "{path} holds one NUON record, the same as $env.config.plugins.agent, e.g. {{ policy: {{ mode: confirm }} }}; it is data: no closures, variables or commands"
             ),
@@ -221,6 +236,199 @@ impl ConfigFileError {
             ),
         }
     }
+}
+
+/// A NUON parse error of `text` with the line and column of the mistake.
+/// A word where a key should be is the usual one (`keep_alive: 5 minutes`:
+/// nu reads `minutes` as the next key and stumbles on the key after it),
+/// so the error points at that word, and at a number and a unit written
+/// apart says how to write them.
+fn located(text: &str, error: &ShellError) -> ConfigTextError {
+    let Some((at, end, msg)) = nuon_span(text, error) else {
+        return ConfigTextError::Parse {
+            message: nuon_message(error),
+            hint: None,
+        };
+    };
+    let key_expected = msg.starts_with("Expected `:` after record key")
+        || msg.starts_with("Incomplete record field");
+    if key_expected && let Some((stray, value)) = stray_word(text, at) {
+        let (line, column) = line_column(text, stray.0);
+        let word = &text[stray.0..stray.1];
+        return match value {
+            Some(value) => {
+                let number = &text[value.0..value.1];
+                let (line, column) = line_column(text, value.0);
+                match unit_of(word).filter(|_| is_number(number)) {
+                    Some(unit) => ConfigTextError::Parse {
+                        message: format!(
+                            "line {line}, column {column}: `{number} {word}` is a number and a unit written apart"
+                        ),
+                        hint: Some(format!(
+                            "`{number} {word}` is not NUON; write {number}{unit}"
+                        )),
+                    },
+                    None => ConfigTextError::Parse {
+                        message: format!(
+                            "line {line}, column {column}: `{number} {word}` is two words where one value should be (nu reads `{word}` as the next key)"
+                        ),
+                        hint: Some(format!(
+                            "quote a value of several words (\"{number} {word}\"); fields are `key: value`, separated by newlines or commas"
+                        )),
+                    },
+                }
+            }
+            None => ConfigTextError::Parse {
+                message: format!("line {line}, column {column}: `{word}` has no `:` after it"),
+                hint: Some("fields are `key: value`, separated by newlines or commas".to_string()),
+            },
+        };
+    }
+    let (line, column) = line_column(text, at);
+    let shown = shown(text.get(at..end).unwrap_or_default());
+    // `{ mode confirm }`: braces without `key:` fields read as code.
+    let code = msg.starts_with("closures not supported") || msg.starts_with("blocks not supported");
+    ConfigTextError::Parse {
+        message: match shown {
+            Some(shown) => format!("line {line}, column {column}: {msg}, at `{shown}`"),
+            None => format!("line {line}, column {column}: {msg}"),
+        },
+        hint: code.then(|| {
+            "a record's fields are `key: value` (`{ mode: confirm }`); braces without them read as code, which a config file cannot hold".to_string()
+        }),
+    }
+}
+
+/// Where in `text` a NUON error points (start, end) and its message: nuon
+/// reports a window of the text and a span within it.
+fn nuon_span(text: &str, error: &ShellError) -> Option<(usize, usize, String)> {
+    match error {
+        ShellError::Generic(generic) => nuon_span(text, generic.inner.first()?),
+        ShellError::OutsideSpannedLabeledError { src, msg, span, .. } => {
+            let window = text.find(src.as_str())?;
+            let at = (window + span.start).min(text.len());
+            let end = (window + span.end).clamp(at, text.len());
+            (text.is_char_boundary(at) && text.is_char_boundary(end))
+                .then(|| (at, end, msg.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// The word before `at` that nu took for a key (its start and end), and
+/// the value word before it on the same line, if one is there.
+#[allow(clippy::type_complexity)]
+fn stray_word(text: &str, at: usize) -> Option<((usize, usize), Option<(usize, usize)>)> {
+    let code = without_comments(text);
+    let word_before = |end: usize| -> Option<(usize, usize)> {
+        let trimmed = code
+            .get(..end)?
+            .trim_end_matches(|c: char| c.is_whitespace() || c == ',');
+        let end = trimmed.len();
+        let start = trimmed
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace() || matches!(c, ',' | '{' | '[' | ':' | '}' | ']'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        (start < end).then_some((start, end))
+    };
+    let stray = word_before(at)?;
+    // A value only on the same line, with nothing but blanks between: a
+    // word on a line of its own, or after a comma, is a key without `:`.
+    let value = word_before(stray.0).filter(|value| {
+        code[value.1..stray.0]
+            .chars()
+            .all(|c| c == ' ' || c == '\t')
+    });
+    Some((stray, value))
+}
+
+/// The NUON unit for a unit word written apart from its number
+/// (`minutes` → `min`, `MB` → `mb`).
+fn unit_of(word: &str) -> Option<&'static str> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "ns" | "nanosecond" | "nanoseconds" => "ns",
+        "us" | "µs" | "microsecond" | "microseconds" => "us",
+        "ms" | "millisecond" | "milliseconds" => "ms",
+        "s" | "sec" | "secs" | "second" | "seconds" => "sec",
+        "m" | "min" | "mins" | "minute" | "minutes" => "min",
+        "h" | "hr" | "hrs" | "hour" | "hours" => "hr",
+        "d" | "day" | "days" => "day",
+        "w" | "wk" | "wks" | "week" | "weeks" => "wk",
+        "b" | "byte" | "bytes" => "b",
+        "kb" => "kb",
+        "mb" => "mb",
+        "gb" => "gb",
+        "tb" => "tb",
+        "kib" => "kib",
+        "mib" => "mib",
+        "gib" => "gib",
+        "tib" => "tib",
+        _ => return None,
+    })
+}
+
+/// `text` with its `#` comments blanked out (same length, so offsets
+/// still point into `text`).
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let mut quote: Option<char> = None;
+        let mut previous = ' ';
+        let mut comment_at = None;
+        for (i, c) in line.char_indices() {
+            match quote {
+                Some(q) if c == q && previous != '\\' => quote = None,
+                Some(_) => {}
+                None if matches!(c, '"' | '\'' | '`') => quote = Some(c),
+                None if c == '#' && previous.is_whitespace() => {
+                    comment_at = Some(i);
+                    break;
+                }
+                None => {}
+            }
+            previous = c;
+        }
+        match comment_at {
+            Some(i) => {
+                out.push_str(&line[..i]);
+                let rest = &line[i..];
+                let newline = rest.ends_with('\n');
+                let blank = rest.len() - usize::from(newline);
+                out.extend(std::iter::repeat_n(' ', blank));
+                if newline {
+                    out.push('\n');
+                }
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn is_number(word: &str) -> bool {
+    word.replace('_', "").parse::<f64>().is_ok()
+}
+
+/// 1-based line and column (in characters) of byte `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// `at` trimmed and cut to 60 characters; `None` when empty.
+fn shown(at: &str) -> Option<String> {
+    let at = at.trim();
+    if at.is_empty() {
+        return None;
+    }
+    let mut shown: String = at.chars().take(60).collect();
+    if shown.len() < at.len() {
+        shown.push('…');
+    }
+    Some(shown)
 }
 
 /// The innermost message of a NUON parse error, with the text it points
@@ -326,16 +534,18 @@ impl AgentConfig {
     /// Read the configuration from NUON text (the contents of a config
     /// file); see [`AgentConfig::from_file`].
     pub fn from_nuon(text: &str) -> Result<AgentConfig, ConfigTextError> {
-        let value = nuon::from_nuon(text, None)
-            .map_err(|error| ConfigTextError::Parse(nuon_message(&error)))?;
+        let value = nuon::from_nuon(text, None).map_err(|error| located(text, &error))?;
         match &value {
             Value::Record { .. } | Value::Nothing { .. } => {
                 AgentConfig::from_value(Some(&value)).map_err(ConfigTextError::Invalid)
             }
-            other => Err(ConfigTextError::Parse(format!(
-                "expected a record such as {{ policy: {{ mode: confirm }} }}, got {}",
-                other.get_type()
-            ))),
+            other => Err(ConfigTextError::Parse {
+                message: format!(
+                    "expected a record such as {{ policy: {{ mode: confirm }} }}, got {}",
+                    other.get_type()
+                ),
+                hint: None,
+            }),
         }
     }
 
@@ -381,6 +591,51 @@ mod tests {
         let err = AgentConfig::from_value(Some(&Value::test_record(top))).unwrap_err();
         assert_eq!(err.key, "polcy");
         assert!(AgentConfig::from_value(Some(&Value::nothing(Span::test_data()))).is_ok());
+    }
+
+    #[test]
+    fn a_nuon_mistake_is_located_with_a_hint() {
+        let parse = |text: &str| match AgentConfig::from_nuon(text) {
+            Err(ConfigTextError::Parse { message, hint }) => (message, hint),
+            other => panic!("{text:?}: {other:?}"),
+        };
+        // nu stumbles on the key after `5 minutes`; the mistake is on the
+        // line before, ahead of a comment.
+        let text =
+            "{\n  model: {\n    keep_alive: 5 minutes   # how long\n    think: false\n  }\n}\n";
+        assert_eq!(
+            parse(text),
+            (
+                "line 3, column 17: `5 minutes` is a number and a unit written apart".into(),
+                Some("`5 minutes` is not NUON; write 5min".into())
+            )
+        );
+        // The last field of its record.
+        let (message, hint) = parse("{ policy: { password_ttl: 2 MB } }");
+        assert!(
+            message.starts_with("line 1, column 27: `2 MB`"),
+            "{message}"
+        );
+        assert_eq!(hint.as_deref(), Some("`2 MB` is not NUON; write 2mb"));
+        let (message, hint) = parse("{ model: { name: my model, think: false } }");
+        assert!(
+            message.starts_with("line 1, column 18: `my model` is two words"),
+            "{message}"
+        );
+        assert!(hint.unwrap().contains("\"my model\""));
+        let (message, hint) = parse("{\n policy: { mode confirm } }");
+        assert_eq!(
+            message,
+            "line 2, column 10: closures not supported in nuon, at `{ mode confirm }`"
+        );
+        assert!(hint.unwrap().contains("`key: value`"));
+        let (message, _) = parse("{ policy: { mode: confirm\n sandbox } }");
+        assert_eq!(message, "line 2, column 2: `sandbox` has no `:` after it");
+        // Other errors are located too, with the text they point at.
+        let (message, hint) = parse("{ policy: { mode: (mkdir made) } }");
+        assert!(message.starts_with("line 1, column 19: "), "{message}");
+        assert!(message.contains("(mkdir made)"), "{message}");
+        assert_eq!(hint, None);
     }
 
     #[test]

@@ -283,6 +283,86 @@ fn guards_block_what_the_static_layer_cannot_see() {
     }
 }
 
+/// A block no policy lowers (the home directory) says so in its help,
+/// under any mode and in both layers; a block the policy sets (its mode,
+/// a `block` rule, a `protect` path) says to change the policy.
+#[test]
+fn a_block_says_whether_a_change_of_policy_would_allow_it() {
+    use agent_core::policy::{Mode, Pattern};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let keep = dir.path().join("keep");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::create_dir(&keep).unwrap();
+    let help = |policy: Policy, layers: Layers, pipeline: &str| {
+        let seed = SessionSeed::new(dir.path()).with_env(vec![
+            (
+                "PATH".into(),
+                Value::string(std::env::var("PATH").unwrap_or_default(), Span::unknown()),
+            ),
+            (
+                "HOME".into(),
+                Value::string(home.to_string_lossy(), Span::unknown()),
+            ),
+        ]);
+        let policy = Policy {
+            sandbox: SandboxMode::Off,
+            ..policy
+        };
+        let options = ShellOptions {
+            layers,
+            ..ShellOptions::default()
+        };
+        // --yes: only a block may stop it.
+        let approver = Scripted::new(vec![Approval::Yes; 4]);
+        let mut shell = PolicyShell::new(policy, seed, approver, options).expect("shell");
+        let ran = run(&mut shell, pipeline);
+        assert_eq!(code(&ran).as_deref(), Some(BLOCKED_CODE), "{pipeline}");
+        ran.outcome.error.and_then(|d| d.help).unwrap_or_default()
+    };
+    let yolo = Policy {
+        mode: Mode::Yolo,
+        ..Policy::default()
+    };
+    let read_only = Policy {
+        mode: Mode::ReadOnly,
+        ..Policy::default()
+    };
+    let allowed = Policy {
+        allow: vec![Pattern::new("rm *").unwrap()],
+        ..Policy::default()
+    };
+    let rm_home = format!("rm -r '{}'", home.display());
+    for layers in [Layers::default(), Layers::without("static").unwrap()] {
+        for policy in [&yolo, &read_only, &allowed] {
+            let help = help(policy.clone(), layers, &rm_home);
+            assert!(
+                help.contains("no policy allows it")
+                    && help.contains("is your home directory")
+                    && !help.contains("change the policy"),
+                "{help}"
+            );
+        }
+        let blocked_by_rule = Policy {
+            block: vec![Pattern::new("mkdir *").unwrap()],
+            ..yolo.clone()
+        };
+        let protected = Policy {
+            protect: vec![keep.to_string_lossy().into_owned()],
+            ..yolo.clone()
+        };
+        for (policy, pipeline) in [
+            (blocked_by_rule, "mkdir made".to_string()),
+            (read_only.clone(), "mkdir made".to_string()),
+            (protected, format!("rm -r '{}'", keep.display())),
+        ] {
+            let help = help(policy, layers, &pipeline);
+            assert!(help.contains("change the policy"), "{pipeline}: {help}");
+        }
+    }
+    assert!(home.is_dir() && keep.is_dir());
+}
+
 #[test]
 fn an_approved_sudo_gets_the_password_on_stdin() {
     let dir = tempfile::tempdir().unwrap();

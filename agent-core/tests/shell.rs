@@ -322,6 +322,40 @@ fn non_utf8_file_names_do_not_break_listing_and_show_escaped() {
     );
 }
 
+/// `glob` skips a name that is not UTF-8 with a warning, as `ls` does,
+/// instead of returning a lossy path that names no file.
+#[test]
+fn glob_skips_names_that_are_not_utf8_with_a_warning() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bad = std::ffi::OsStr::from_bytes(b"bad\xff.txt");
+    std::fs::write(dir.path().join(bad), b"x").unwrap();
+    std::fs::write(dir.path().join("good.txt"), b"y").unwrap();
+    let mut session = session_in(dir.path());
+    let outcome = session.run("glob * | path basename", &Limits::default());
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    let names: Vec<&str> = outcome
+        .value
+        .as_list()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["good.txt"]);
+    assert!(
+        outcome
+            .printed
+            .iter()
+            .any(|line| line.contains("glob skipped") && line.contains("bad\\xFF.txt")),
+        "{:?}",
+        outcome.printed
+    );
+    // What it returns opens.
+    let outcome = session.run("glob * | each { open $in } | str join", &Limits::default());
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    assert_eq!(outcome.value.as_str().unwrap(), "y");
+}
+
 #[test]
 fn binary_output_stays_binary() {
     let dir = tempfile::tempdir().unwrap();

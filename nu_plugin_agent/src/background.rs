@@ -9,10 +9,13 @@ use std::sync::{
 
 use agent_core::{
     agent::{BackgroundRunner, HandedOver, JobDone, JobDoneFn, JobSettings},
-    jobs::{JobKind, JobManager, JobOutcome, JobRecord, JobStatus, JobStore, JobWork, now_ms},
+    jobs::{
+        JobApprover, JobKind, JobManager, JobOutcome, JobRecord, JobStatus, JobStore, JobWork,
+        now_ms,
+    },
     policy::{
-        Approval, ApprovalRequest, Approver, DENIED_CODE, JOB_NOT_APPROVED_HELP, NonInteractive,
-        PolicyShell, ShellOptions,
+        Approval, ApprovalRequest, Approver, DENIED_CODE, JOB_DENIED_HELP, JOB_NOT_APPROVED_HELP,
+        NonInteractive, PolicyShell, ShellOptions,
     },
     shell::{Limits, Outcome, StopReason},
 };
@@ -260,10 +263,15 @@ pub(crate) fn job_approver(
     }
 }
 
-/// How a pipeline's outcome ends a job of this plugin (a step nobody
-/// approved says how a job asks).
-pub(crate) fn outcome_of_run(outcome: Outcome) -> JobOutcome {
-    job_outcome(outcome, Some(JOB_NOT_APPROVED_HELP))
+/// How a pipeline's outcome ends a job of this plugin: a step the user
+/// denied says so; one nobody approved says how a job asks.
+pub(crate) fn outcome_of_run(outcome: Outcome, approver: &JobApprover) -> JobOutcome {
+    let help = if approver.was_denied() {
+        JOB_DENIED_HELP
+    } else {
+        JOB_NOT_APPROVED_HELP
+    };
+    job_outcome(outcome, Some(help))
 }
 
 /// How a pipeline's outcome ends its job; `not_approved_help` is the hint
@@ -368,7 +376,12 @@ impl BackgroundRunner for AskJobs {
             Box::new(move |job| {
                 late.set(fixed.unwrap_or_else(|| job.approver.clone() as Arc<dyn Approver>));
                 let ran = shell.run(&source, &limits, &job.cancel);
-                report(job.id, &source, outcome_of_run(ran.outcome), done)
+                report(
+                    job.id,
+                    &source,
+                    outcome_of_run(ran.outcome, &job.approver),
+                    done,
+                )
             }),
         )
     }
@@ -381,7 +394,12 @@ impl BackgroundRunner for AskJobs {
             Box::new(move |job| {
                 let approver = fixed.unwrap_or_else(|| job.approver.clone() as Arc<dyn Approver>);
                 let outcome = step(&job.cancel, approver.as_ref());
-                report(job.id, &source, outcome_of_run(outcome), done)
+                report(
+                    job.id,
+                    &source,
+                    outcome_of_run(outcome, &job.approver),
+                    done,
+                )
             }),
         )
     }

@@ -239,6 +239,61 @@ fn a_bad_config_file_refuses_to_start_naming_the_file_and_key() {
     assert!(stderr.contains("NUON"), "{stderr}");
 }
 
+/// A NUON mistake in the config file is reported at its own line and
+/// column (not at the key after it), with the text and how to write it.
+#[test]
+fn a_config_file_mistake_names_its_line_column_and_text() {
+    let dir = fixture();
+    let config = dir.path().join("config.nuon");
+    std::fs::write(
+        &config,
+        "{\n  model: {\n    keep_alive: 5 minutes\n    think: false\n  }\n}\n",
+    )
+    .unwrap();
+    let path = config.to_string_lossy().into_owned();
+    let out = nu_agent(dir.path(), &["--config", &path, "run", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "the configuration file {path} is not a NUON record: line 3, column 17: `5 minutes`"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("help: `5 minutes` is not NUON; write 5min"),
+        "{stderr}"
+    );
+}
+
+/// A model path in NU_AGENT_MODEL that is not there is an error that says
+/// where the path came from.
+#[test]
+fn a_missing_model_in_nu_agent_model_names_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-model.gguf");
+    let out = Command::new(workspace_binary("nu-agent"))
+        .args(["ask", "hello"])
+        .current_dir(dir.path())
+        .env("NU_AGENT_MODEL", &missing)
+        .env("NU_AGENT_CACHE", dir.path())
+        .env("NU_AGENT_STATE_DIR", dir.path())
+        .env_remove("NU_AGENT_BACKEND_URL")
+        .env_remove("NU_AGENT_CONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nu-agent");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{} does not exist (the model comes from NU_AGENT_MODEL",
+            missing.display()
+        )),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
     let dir = fixture();
@@ -355,6 +410,47 @@ fn the_config_template_names_only_commands_that_exist() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     assert!(readme.contains("the physical cores other work leaves free"));
     assert!(template.contains("the physical cores other work leaves free"));
+}
+
+/// `rm -rf ~` is blocked under any policy, and its help says so instead of
+/// sending the user to the policy; a block by the mode still does.
+#[test]
+fn a_block_no_policy_lowers_does_not_say_change_the_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join("keep.txt"), "x").unwrap();
+    let run = |args: &[&str]| {
+        Command::new(workspace_binary("nu-agent"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("NU_AGENT_CONFIG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nu-agent")
+    };
+    for args in [
+        &["run", "--mode", "yolo", "rm -rf ~"][..],
+        &["run", "--yes", "rm -rf ~"][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no policy allows it") && stderr.contains("is your home directory"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("change the policy"), "{args:?}: {stderr}");
+        assert!(home.join("keep.txt").exists(), "{args:?}");
+    }
+    let out = run(&["run", "--mode", "read-only", "mkdir made"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("change the policy"), "{stderr}");
+    assert!(!dir.path().join("made").exists());
 }
 
 /// With no terminal and nothing approved in advance, the denial says
@@ -525,6 +621,25 @@ fn non_utf8_file_names_are_warned_about_and_escaped() {
     let seen = stdout_of(&nu_agent(dir.path(), &["run", "--observe", "^ls"]));
     assert!(seen.contains("caf\u{e9}\\xFF.txt"), "{seen}");
     assert!(!seen.contains("unknown data"), "{seen}");
+}
+
+/// `glob` treats a file name that is not UTF-8 as `ls` does: skipped, with
+/// a warning, so what it returns opens.
+#[test]
+fn glob_skips_non_utf8_file_names_with_a_warning_as_ls_does() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bad = std::ffi::OsStr::from_bytes(b"bad\xff.txt");
+    std::fs::write(dir.path().join(bad), "x").unwrap();
+    std::fs::write(dir.path().join("good.txt"), "x").unwrap();
+    let out = nu_agent(dir.path(), &["run", "glob * | each { open $in } | length"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout_of(&out).trim(), "1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("glob skipped") && stderr.contains("bad\\xFF.txt"),
+        "{stderr}"
+    );
 }
 
 /// A reader that closes early (`nu-agent completions bash | head -1`) is a
@@ -719,6 +834,60 @@ fn job_list_status_and_result_read_the_plugins_records() {
         );
         assert!(out.stdout.is_empty(), "{command}: {out:?}");
     }
+}
+
+/// A job that did not complete has no result, even where its run left a
+/// value behind: `job result` is an error naming its status (and why it
+/// failed), exit 1, nothing on stdout.
+#[test]
+fn job_result_of_a_job_that_did_not_complete_is_an_error_naming_its_status() {
+    use agent_core::jobs::{JobKind, JobStatus, JobStore};
+    use nu_protocol::{Span, Value};
+
+    let state = tempfile::tempdir().unwrap();
+    let store = JobStore::open(state.path()).unwrap();
+    let ended = |status: JobStatus, detail: &str| {
+        let id = store.create(JobKind::Run, "^false").unwrap();
+        set_status(&store, id, JobStatus::Running, None);
+        // What a failed or cancelled run leaves: nothing.
+        store
+            .save_result(id, &Value::nothing(Span::unknown()))
+            .unwrap();
+        set_status(&store, id, status, Some(detail));
+        id
+    };
+    let failed = ended(JobStatus::Failed, "the external command exited with code 1");
+    let cancelled = ended(JobStatus::Cancelled, "cancelled");
+    let timed_out = ended(JobStatus::TimedOut, "stopped after 1.0 s");
+    let running = store.create(JobKind::Run, "sleep 1min").unwrap();
+    set_status(&store, running, JobStatus::Running, None);
+    for (id, says, help) in [
+        (
+            failed,
+            "it failed: the external command exited with code 1",
+            "nu-agent job logs",
+        ),
+        (cancelled, "it was cancelled", "nu-agent job logs"),
+        (
+            timed_out,
+            "it timed out (stopped after 1.0 s)",
+            "nu-agent job logs",
+        ),
+        (running, "it is still running", "agent job wait"),
+    ] {
+        let out = nu_agent_jobs(state.path(), &["result", &id.to_string()]);
+        assert_eq!(out.status.code(), Some(1), "{says}: {out:?}");
+        assert!(out.stdout.is_empty(), "{says}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("job {id} has no result: {says}")),
+            "{stderr}"
+        );
+        assert!(stderr.contains(help), "{stderr}");
+    }
+    let out = nu_agent_jobs(state.path(), &["status", &failed.to_string(), "--json"]);
+    let status: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(status["has_result"], false);
 }
 
 #[test]

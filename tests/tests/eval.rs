@@ -171,6 +171,57 @@ fn a_task_directory_never_seen_runs_as_it_is() {
     assert_eq!(code, 0);
 }
 
+/// The table `nu-agent eval` prints has the columns the README lists, in
+/// its order.
+#[test]
+fn the_table_has_the_columns_the_readme_names() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let listed = readme
+        .split_once("then a table — `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(columns, _)| columns)
+        .expect("the README lists the eval table's columns");
+    // Words, and "quoted names" of two words.
+    let mut readme_columns: Vec<String> = Vec::new();
+    for (i, part) in listed.split('"').enumerate() {
+        if i % 2 == 1 {
+            readme_columns.push(part.to_string());
+        } else {
+            readme_columns.extend(part.split_whitespace().map(str::to_string));
+        }
+    }
+    let dir = task_dir(&[(
+        "one.nu",
+        r#"{
+    name: "one"
+    request: "What is 1 + 1?"
+    check: {|r| $r.answer | default "" | str contains "2" }
+    script: [ {nu: "1 + 1", why: "add"} {answer: "2"} ]
+}"#,
+    )]);
+    let state = tempfile::tempdir().unwrap();
+    let output = Command::new(workspace_binary("nu-agent"))
+        .args(["eval", "--backend", "scripted", "--tasks"])
+        .arg(dir.path())
+        .env("NU_AGENT_STATE_DIR", state.path())
+        .env("COLUMNS", "400")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nu-agent eval");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let header = stdout
+        .lines()
+        .find(|line| line.contains("task") && line.contains("success"))
+        .unwrap_or_else(|| panic!("no table header:\n{stdout}"));
+    let table_columns: Vec<&str> = header
+        .split('│')
+        .map(str::trim)
+        .filter(|cell| !cell.is_empty() && *cell != "#")
+        .collect();
+    assert_eq!(table_columns, readme_columns, "{stdout}");
+}
+
 #[test]
 fn a_broken_task_file_is_named_with_what_is_wrong() {
     let dir = task_dir(&[(

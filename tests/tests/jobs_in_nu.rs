@@ -204,11 +204,11 @@ fn a_job_that_needs_approval_waits_and_goes_on_when_approved_or_denied() {
         agent job deny $no | ignore
         let a = (agent job wait $yes)
         let b = (agent job wait $no)
-        {waiting: ($waiting | length), mentions: ($waiting | str join ' ' | str contains 'made'), approved: $a.status, denied: $b.status, why: ($b.error | str contains 'not approved'), hint: ($b.error | str contains 'agent job approve <id>'), prompt: ($b.error | str contains 'at the prompt')} | to nuon"#,
+        {waiting: ($waiting | length), mentions: ($waiting | str join ' ' | str contains 'made'), approved: $a.status, denied: $b.status, why: ($b.error | str contains 'not approved'), denied_by_you: ($b.error | str contains 'you denied this step'), approve: ($b.error | str contains 'agent job approve'), prompt: ($b.error | str contains 'at the prompt')} | to nuon"#,
     );
     assert_eq!(
         stdout_of(&out).trim(),
-        "{waiting: 2, mentions: true, approved: completed, denied: failed, why: true, hint: true, prompt: false}"
+        "{waiting: 2, mentions: true, approved: completed, denied: failed, why: true, denied_by_you: true, approve: false, prompt: false}"
     );
     assert!(s.work.join("made").is_dir());
     assert!(!s.work.join("refused").exists());
@@ -310,6 +310,31 @@ fn after_sigkill_of_the_plugin_the_job_is_lost_and_nothing_is_left() {
         "left running: {:?}",
         processes_in(&s.work)
     );
+}
+
+/// A job that did not complete has no result: `agent job result` is an
+/// error naming its status, not `null` or nothing.
+#[test]
+fn the_result_of_a_failed_cancelled_or_running_job_is_an_error_naming_its_status() {
+    let s = setup();
+    let out = s.nu(r#"let failed = (agent job run "error make {msg: 'boom'}")
+        agent job wait $failed | ignore
+        let cancelled = (agent job run "sleep 100sec")
+        sleep 500ms
+        agent job cancel $cancelled | ignore
+        let running = (agent job run "sleep 100sec")
+        sleep 500ms
+        let why = {|id| try { agent job result $id; "a result" } catch {|e| $e.msg } }
+        [(do $why $failed) (do $why $cancelled) (do $why $running)] | str join (char nl)"#);
+    let stdout = stdout_of(&out);
+    let messages: Vec<&str> = stdout.trim().lines().collect();
+    assert_eq!(messages.len(), 3, "{messages:?}: {out:?}");
+    assert!(
+        messages[0].starts_with("job 1 has no result: it failed: boom"),
+        "{messages:?}"
+    );
+    assert_eq!(messages[1], "job 2 has no result: it was cancelled");
+    assert_eq!(messages[2], "job 3 has no result: it is still running");
 }
 
 #[test]

@@ -4,7 +4,10 @@
 //! answers, or the job is cancelled.
 
 use std::{
-    sync::{Condvar, Mutex},
+    sync::{
+        Condvar, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
     time::Duration,
 };
 
@@ -27,6 +30,8 @@ pub struct JobApprover {
     cancel: CancelToken,
     pending: Mutex<Pending>,
     answered: Condvar,
+    /// A step was refused with `agent job deny`.
+    denied: AtomicBool,
 }
 
 #[derive(Default)]
@@ -44,6 +49,7 @@ impl JobApprover {
             cancel,
             pending: Mutex::new(Pending::default()),
             answered: Condvar::new(),
+            denied: AtomicBool::new(false),
         }
     }
 
@@ -62,12 +68,21 @@ impl JobApprover {
         if pending.question.is_none() {
             return Err(format!("job {} is not waiting for an approval", self.id));
         }
+        if approval == Approval::No {
+            self.denied.store(true, Ordering::SeqCst);
+        }
         pending.answer = Some(approval);
         // Running again from the moment it is answered (the job's thread
         // may take a moment to wake).
         self.status(JobStatus::Running, None);
         self.answered.notify_all();
         Ok(())
+    }
+
+    /// Whether the user refused a step of the job (`agent job deny`), as
+    /// opposed to a step nobody was asked about or a cancel.
+    pub fn was_denied(&self) -> bool {
+        self.denied.load(Ordering::SeqCst)
     }
 
     fn status(&self, status: JobStatus, detail: Option<String>) {

@@ -456,6 +456,51 @@ mod tests {
     }
 
     #[test]
+    fn a_denied_step_is_known_as_denied_and_a_cancel_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let (manager, _) = manager(dir.path(), 2);
+        let asks = || -> JobWork {
+            Box::new(|context| {
+                let request = ApprovalRequest {
+                    labels: vec!["create: made".into()],
+                    steps: vec!["mkdir made".into()],
+                    pipeline: "mkdir made".into(),
+                    reason: "writes files".into(),
+                    warning: false,
+                    privileged: false,
+                };
+                let approval = context.approver.approve(&request);
+                JobOutcome {
+                    status: JobStatus::Failed,
+                    value: None,
+                    error: Some(format!(
+                        "{approval:?}, denied: {}",
+                        context.approver.was_denied()
+                    )),
+                }
+            })
+        };
+        let waiting = |id| {
+            let started = Instant::now();
+            while manager.record(id).unwrap().status != JobStatus::Waiting {
+                assert!(started.elapsed() < Duration::from_secs(5));
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        };
+        let denied = manager.submit(JobKind::Run, "mkdir made", asks()).unwrap();
+        waiting(denied);
+        manager.answer(denied, Approval::No).unwrap();
+        let record = manager.wait(denied, None, &CancelToken::new()).unwrap();
+        assert_eq!(record.error.as_deref(), Some("No, denied: true"));
+        let cancelled = manager.submit(JobKind::Run, "mkdir made", asks()).unwrap();
+        waiting(cancelled);
+        assert!(manager.cancel(cancelled));
+        let record = manager.wait(cancelled, None, &CancelToken::new()).unwrap();
+        assert_eq!(record.status, JobStatus::Cancelled);
+        assert_eq!(record.error.as_deref(), Some("No, denied: false"));
+    }
+
+    #[test]
     fn a_job_cancelled_while_it_waits_is_cancelled_not_failed() {
         let dir = tempfile::tempdir().unwrap();
         let (manager, _) = manager(dir.path(), 1);

@@ -199,6 +199,39 @@ impl JobRecord {
         Some(record)
     }
 
+    /// Why the job has no result to give: `None` once it completed;
+    /// otherwise how it stands or how it ended (`it failed: …`, `it was
+    /// cancelled`, `it is still running`).
+    pub fn why_no_result(&self) -> Option<String> {
+        let error = self.error.as_deref().filter(|e| !e.is_empty());
+        Some(match self.status {
+            JobStatus::Completed => return None,
+            JobStatus::Queued => "it is queued (it starts when a running job ends)".into(),
+            JobStatus::Running => "it is still running".into(),
+            JobStatus::Waiting => match &self.waiting_for {
+                Some(what) => format!("it is waiting for an approval ({what})"),
+                None => "it is waiting for an approval".into(),
+            },
+            JobStatus::Failed => match error {
+                Some(error) => format!("it failed: {error}"),
+                None => "it failed".into(),
+            },
+            JobStatus::TimedOut => match error {
+                Some(error) => format!("it timed out ({error})"),
+                None => "it timed out".into(),
+            },
+            JobStatus::Cancelled => match error {
+                Some(error) if error.starts_with("cancelled") => format!("it was {error}"),
+                Some(error) => format!("it was cancelled ({error})"),
+                None => "it was cancelled".into(),
+            },
+            JobStatus::Lost => match error {
+                Some(error) => format!("it was lost: {error}"),
+                None => "it was lost".into(),
+            },
+        })
+    }
+
     /// How long it ran (or has run so far), in milliseconds.
     pub fn duration_ms(&self, now: u64) -> Option<u64> {
         let start = self.started?;
@@ -303,5 +336,49 @@ mod tests {
             let json = serde_json::to_string(&status).unwrap();
             assert_eq!(json, format!("\"{}\"", status.as_str()));
         }
+    }
+
+    #[test]
+    fn only_a_completed_job_has_a_result_and_the_others_say_why() {
+        let record = |status: JobStatus, error: Option<&str>| JobRecord {
+            id: 3,
+            kind: JobKind::Run,
+            title: "t".into(),
+            status,
+            owner: Owner::current(),
+            created: 1,
+            started: Some(2),
+            finished: None,
+            waiting_for: None,
+            error: error.map(str::to_string),
+        };
+        assert_eq!(record(JobStatus::Completed, None).why_no_result(), None);
+        let why = |status, error| record(status, error).why_no_result().unwrap();
+        assert_eq!(
+            why(
+                JobStatus::Failed,
+                Some("the external command exited with code 1")
+            ),
+            "it failed: the external command exited with code 1"
+        );
+        assert_eq!(
+            why(JobStatus::Cancelled, Some("cancelled")),
+            "it was cancelled"
+        );
+        assert_eq!(
+            why(JobStatus::Cancelled, Some("cancelled before it started")),
+            "it was cancelled before it started"
+        );
+        assert_eq!(
+            why(JobStatus::TimedOut, Some("stopped after 1.0 s")),
+            "it timed out (stopped after 1.0 s)"
+        );
+        assert_eq!(why(JobStatus::Running, None), "it is still running");
+        let mut waiting = record(JobStatus::Waiting, None);
+        waiting.waiting_for = Some("mkdir made".into());
+        assert_eq!(
+            waiting.why_no_result().unwrap(),
+            "it is waiting for an approval (mkdir made)"
+        );
     }
 }

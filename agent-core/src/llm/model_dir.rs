@@ -41,6 +41,13 @@ pub enum ModelDirError {
         matches.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" or ")
     )]
     Ambiguous { name: String, matches: Vec<PathBuf> },
+    /// The model came from `origin` (`NU_AGENT_MODEL`, `model.name`),
+    /// which the message names.
+    #[error("{error} ({origin})")]
+    Named {
+        origin: String,
+        error: Box<ModelDirError>,
+    },
 }
 
 /// A `*.gguf` file found in a model directory, read or not.

@@ -43,6 +43,10 @@ pub const MODEL_KEYS: &[&str] = &[
 /// name or a path); it selects the local backend unless
 /// [`BACKEND_URL_ENV`] is set too.
 pub const MODEL_ENV: &str = "NU_AGENT_MODEL";
+/// Why the local model is the one [`MODEL_ENV`] names.
+const NAMED_BY_ENV: &str = "named by NU_AGENT_MODEL";
+/// Why the local model is the one `model.name` names.
+const NAMED_BY_CONFIG: &str = "named by model.name";
 
 /// The environment variable holding an OpenAI-compatible server's base URL
 /// (up to `/v1`); it selects the openai backend.
@@ -337,10 +341,10 @@ impl ModelSettings {
             .map(|value| value.trim().to_string())
             .filter(|value| !value.is_empty());
         if let Some(model) = env {
-            return named(model, "named by NU_AGENT_MODEL");
+            return named(model, NAMED_BY_ENV);
         }
         if let Some(model) = &self.name {
-            return named(model.clone(), "named by model.name");
+            return named(model.clone(), NAMED_BY_CONFIG);
         }
         let machine = Machine::this(has_usable_gpu());
         let mut pulled = self
@@ -375,8 +379,26 @@ impl ModelSettings {
         lookup: EnvLookup,
         catalog: &Catalog,
     ) -> Result<PathBuf, ModelDirError> {
-        let name = self.local_model_name(lookup, catalog);
-        self.model_dir(lookup)?.resolve(&name, catalog)
+        let choice = self.model_choice(lookup, catalog);
+        let origin = match choice.reason.as_str() {
+            NAMED_BY_ENV => Some(format!(
+                "the model comes from {MODEL_ENV}: set it to a GGUF model file or a catalog model name, or unset it"
+            )),
+            NAMED_BY_CONFIG => Some(
+                "the model comes from model.name in the configuration: set it to a GGUF model file or a catalog model name"
+                    .to_string(),
+            ),
+            _ => None,
+        };
+        self.model_dir(lookup)?
+            .resolve(&choice.model, catalog)
+            .map_err(|error| match origin {
+                Some(origin) => ModelDirError::Named {
+                    origin,
+                    error: Box::new(error),
+                },
+                None => error,
+            })
     }
 
     /// How to run the local model.
@@ -960,6 +982,40 @@ mod tests {
         let settings = chosen.with_env(&env(&vars));
         assert_eq!(settings.backend, BackendKind::Local);
         assert_eq!(settings.name.as_deref(), Some("/picked.gguf"));
+    }
+
+    #[test]
+    fn a_model_that_is_not_there_names_where_it_was_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = tmp.path().display().to_string();
+        let catalog = Catalog::builtin();
+        let vars = [
+            ("NU_AGENT_CACHE", cache.as_str()),
+            ("NU_AGENT_MODEL", "/no/such/model.gguf"),
+        ];
+        let message = ModelSettings::default()
+            .local_config(&env(&vars), &catalog)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with(
+                "/no/such/model.gguf does not exist (the model comes from NU_AGENT_MODEL"
+            ),
+            "{message}"
+        );
+        let vars = [("NU_AGENT_CACHE", cache.as_str())];
+        let named = ModelSettings {
+            name: Some("/no/such/model.gguf".into()),
+            ..ModelSettings::default()
+        };
+        let message = named
+            .local_config(&env(&vars), &catalog)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("does not exist (the model comes from model.name"),
+            "{message}"
+        );
     }
 
     #[test]

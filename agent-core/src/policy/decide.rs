@@ -192,6 +192,37 @@ impl Judge<'_> {
         matches!(self.facts.judge_delete(dir), WriteJudgement::Protected(_))
     }
 
+    /// The row that blocks `step` whatever the policy, if one does: the
+    /// step judged again under the most permissive policy its user could
+    /// write ([`Policy::most_permissive`], without their `protect` paths).
+    pub fn floor_of_step(&self, step: &Step) -> Option<Row> {
+        Some(self.under_any_policy(|judge| judge.step(step)))
+            .filter(|row| row.verdict >= Verdict::Block)
+    }
+
+    /// The rows that block `plan` whatever the policy (see
+    /// [`Judge::floor_of_step`]); empty when a change of policy would let
+    /// it run.
+    pub fn floor_of_plan(&self, plan: &Plan) -> Vec<Row> {
+        self.under_any_policy(|judge| judge.decide(plan))
+            .rows
+            .into_iter()
+            .filter(|row| row.verdict >= Verdict::Block)
+            .collect()
+    }
+
+    fn under_any_policy<T>(&self, f: impl FnOnce(&Judge) -> T) -> T {
+        let policy = self.policy.most_permissive();
+        let facts = self.facts.without_policy_protect();
+        f(&Judge {
+            policy: &policy,
+            facts: &facts,
+            sandbox_enforced: self.sandbox_enforced,
+            session_allow: &[],
+            secret_read: None,
+        })
+    }
+
     /// Judge one step on its own.
     pub fn step(&self, step: &Step) -> Row {
         let mut row = Row {

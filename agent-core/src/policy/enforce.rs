@@ -716,10 +716,19 @@ impl PolicyShell {
                         }
                     })
                     .collect();
+                // A block no policy lowers says so, not "change the policy".
+                let facts = facts_in(&self.policy, &self.cwd(), &UserDirs::of_env(&self.seed.env));
+                let floor = self
+                    .rails
+                    .with_judge(&facts, |judge| judge.floor_of_plan(&plan));
+                let help = match floor.first() {
+                    Some(floor) => super::never_allowed_help(floor, true),
+                    None => super::BLOCKED_BEFORE_RUN_HELP.into(),
+                };
                 let diagnostic = Diagnostic::plain(
                     super::BLOCKED_CODE,
                     format!("blocked by policy: {}", reasons.join("; ")),
-                    Some(super::BLOCKED_BEFORE_RUN_HELP.into()),
+                    Some(help),
                 );
                 return self.not_run(pipeline, decision, diagnostic);
             }

@@ -271,7 +271,16 @@ impl Guardrails {
         let outcome = match row.verdict {
             Verdict::Allow => Ok("policy".to_string()),
             Verdict::Confirm => self.confirm(&step, &row, facts),
-            Verdict::Block | Verdict::Refuse => Err(blocked(&row, span)),
+            Verdict::Block | Verdict::Refuse => {
+                // The run's own exfiltration check is a floor too: no
+                // policy lets a run send out what it read from a secret.
+                let floor = if row.rule == "exfiltration" {
+                    Some(row.clone())
+                } else {
+                    self.with_judge(facts, |judge| judge.floor_of_step(&step))
+                };
+                Err(blocked(&row, floor.as_ref(), span))
+            }
         };
         let approved_by = outcome.as_ref().ok().cloned();
         lock(&self.log).push(GuardEvent {
@@ -524,7 +533,13 @@ fn shorten_list(items: &[&str]) -> String {
     text
 }
 
-fn blocked(row: &Row, span: Span) -> Denied {
+/// A blocked step; `floor` is the row that blocks it whatever the policy,
+/// if one does (then the help does not send the user to the policy).
+fn blocked(row: &Row, floor: Option<&Row>, span: Span) -> Denied {
+    let help = match floor {
+        Some(floor) => never_allowed_help(floor, false),
+        None => BLOCKED_HELP.to_string(),
+    };
     Denied::Blocked(ShellError::Generic(
         GenericError::new(
             format!("blocked by policy: {}", row.reason),
@@ -532,8 +547,36 @@ fn blocked(row: &Row, span: Span) -> Denied {
             span,
         )
         .with_code(BLOCKED_CODE)
-        .with_help(BLOCKED_HELP),
+        .with_help(help),
     ))
+}
+
+/// The help on a step (or, `before_run`, a pipeline) that no policy
+/// allows: `floor` is the row that blocks it under any policy. It says
+/// so, and what to do instead.
+pub fn never_allowed_help(floor: &Row, before_run: bool) -> String {
+    let instead = match floor.rule.as_str() {
+        "protected path" if floor.category == Category::Delete => {
+            "delete the files inside it by name instead, or do it yourself outside the agent"
+        }
+        "protected path" => {
+            "name the files inside it that you mean instead, or do it yourself outside the agent"
+        }
+        "exfiltration" => {
+            "the agent never sends secrets over the network; do it yourself outside the agent if you mean it"
+        }
+        "download and run" => "download the script in one step, read it, and run it in another",
+        _ => "do it yourself outside the agent if you mean it",
+    };
+    let what = if before_run {
+        "the agent blocks this pipeline before it runs"
+    } else {
+        "this step is blocked"
+    };
+    format!(
+        "{what}, and no policy allows it (not mode yolo, not an allow rule): {}; {instead}",
+        floor.reason
+    )
 }
 
 fn not_approved(row: &Row, span: Span, help: Option<String>) -> ShellError {
@@ -557,6 +600,9 @@ pub const NOBODY_TO_ASK_HELP: &str = "nobody could be asked (there is no termina
 /// The hint on a background job's step nobody approved: a job never
 /// prompts, it waits for an answer.
 pub const JOB_NOT_APPROVED_HELP: &str = "a job asks through `agent job approve <id>` (or `agent job deny <id>`) while it waits; start it again and answer there, or approve in advance with --yes or --approve <pattern>";
+/// The hint on a background job's step the user refused with `agent job
+/// deny`: the job ended without it.
+pub const JOB_DENIED_HELP: &str = "you denied this step with `agent job deny`, so it did not run and the job ended; to run it, start the job again, and approve the step when it waits or in advance with --yes or --approve <pattern>";
 /// The user's hint on a step or pipeline the policy blocks.
 pub const BLOCKED_HELP: &str = "the policy blocks this step whatever is approved; to allow it, change the policy ($env.config.plugins.agent.policy, or nu-agent's config file)";
 

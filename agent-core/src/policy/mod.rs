@@ -40,8 +40,8 @@ pub use enforce::{
 };
 pub use guard::{
     AlwaysAllowed, BLOCKED_BEFORE_RUN_HELP, BLOCKED_CODE, BLOCKED_HELP, DENIED_CODE, GuardEvent,
-    Guardrails, JOB_NOT_APPROVED_HELP, NOBODY_TO_ASK_HELP, NOT_APPROVED_HELP, asked_when_it_runs,
-    guarded_engine, label,
+    Guardrails, JOB_DENIED_HELP, JOB_NOT_APPROVED_HELP, NOBODY_TO_ASK_HELP, NOT_APPROVED_HELP,
+    asked_when_it_runs, guarded_engine, label, never_allowed_help,
 };
 pub use paths::{PathFacts, ReadJudgement, UserDirs, WriteJudgement};
 pub use pattern::{Pattern, PatternError};

@@ -223,6 +223,9 @@ pub struct PathFacts {
     repository: Option<PathBuf>,
     writable: Vec<PathBuf>,
     protected: Vec<(PathBuf, String)>,
+    /// How many of the last `protected` entries are the policy's own
+    /// `protect` paths (the rest are built in).
+    policy_protected: usize,
 }
 
 impl PathFacts {
@@ -245,6 +248,7 @@ impl PathFacts {
             cwd,
             writable: Vec::new(),
             protected: Vec::new(),
+            policy_protected: 0,
         };
         facts.writable = writable.iter().map(|p| facts.absolute(p)).collect();
         for tree in SYSTEM_TREES {
@@ -270,6 +274,17 @@ impl PathFacts {
                 .protected
                 .push((path, format!("{raw} is protected by your policy")));
         }
+        facts.policy_protected = protect.len();
+        facts
+    }
+
+    /// These facts without the policy's own `protect` paths: only the
+    /// protected paths no policy can lift.
+    pub fn without_policy_protect(&self) -> PathFacts {
+        let mut facts = self.clone();
+        let built_in = facts.protected.len().saturating_sub(facts.policy_protected);
+        facts.protected.truncate(built_in);
+        facts.policy_protected = 0;
         facts
     }
 

@@ -104,6 +104,22 @@ impl Default for Policy {
     }
 }
 
+impl Policy {
+    /// The most permissive policy its user could write from this one:
+    /// mode yolo, no `block`, `confirm` or `protect` entries, no hook.
+    /// What it still blocks, no policy allows.
+    pub fn most_permissive(&self) -> Policy {
+        Policy {
+            mode: Mode::Yolo,
+            confirm: Vec::new(),
+            block: Vec::new(),
+            protect: Vec::new(),
+            has_hook: false,
+            ..self.clone()
+        }
+    }
+}
+
 fn on() -> bool {
     true
 }

@@ -13,6 +13,7 @@ mod collect;
 mod diagnostic;
 mod engine;
 mod env;
+mod glob;
 mod outcome;
 mod print;
 mod session;

@@ -26,6 +26,7 @@ use super::{
     cancel::ProcessGroups,
     collect::{Collected, collect},
     engine::OUT_VARIABLE,
+    glob::Utf8Glob,
     print::{Print, PrintSink},
     stdout::StdoutPipe,
     worker::Worker,
@@ -589,6 +590,12 @@ fn prepare_engine(
     state.jobs = Arc::new(Mutex::new(Jobs::default()));
     let mut working_set = StateWorkingSet::new(&state);
     working_set.add_decl(Box::new(Print::new(sink.clone())) as Box<dyn Command>);
+    // `glob` skips names that are not UTF-8, as `ls` does (around the
+    // engine's own `glob`, its guard included).
+    if let Some(id) = state.find_decl(b"glob", &[]) {
+        let glob = Utf8Glob::new(state.get_decl(id).clone_box(), sink.clone());
+        working_set.add_decl(Box::new(glob) as Box<dyn Command>);
+    }
     let out_var = working_set.find_variable(format!("${OUT_VARIABLE}").as_bytes());
     let delta = working_set.render();
     state

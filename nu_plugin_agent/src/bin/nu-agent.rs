@@ -255,7 +255,9 @@ enum JobCommand {
         #[arg(long)]
         json: bool,
     },
-    /// A job's value, printed as `nu-agent run` prints one.
+    /// A job's value, printed as `nu-agent run` prints one; a job that has
+    /// not completed (failed, cancelled, timed out, still running or
+    /// waiting) is an error that says which.
     Result {
         /// The job's id.
         id: u64,

@@ -37,7 +37,8 @@ pub fn job(command: JobCommand) -> ExitCode {
         }
         JobCommand::Status { id, json } => match find(&store, id) {
             Some(record) => {
-                let has_result = matches!(store.result(id), Ok(Some(_)));
+                let has_result =
+                    record.why_no_result().is_none() && matches!(store.result(id), Ok(Some(_)));
                 print_value(&status_value(&record, has_result, now, span), json)
             }
             None => ExitCode::from(EXIT_FAILED),
@@ -46,17 +47,19 @@ pub fn job(command: JobCommand) -> ExitCode {
             let Some(record) = find(&store, id) else {
                 return ExitCode::from(EXIT_FAILED);
             };
+            if let Some(why) = record.why_no_result() {
+                eprintln!(
+                    "nu-agent: job {id} has no result: {why}\nhelp: {}",
+                    no_result_help(id, record.status)
+                );
+                return ExitCode::from(EXIT_FAILED);
+            }
             match store.result(id) {
                 Ok(Some(value)) => print_value(&value, json),
                 Ok(None) => {
-                    let mut message = format!(
-                        "nu-agent: job {id} has no result (it is {})",
-                        record.status.as_str()
+                    eprintln!(
+                        "nu-agent: job {id} completed but its result is missing\nhelp: `nu-agent job logs {id}` shows what it did"
                     );
-                    if let Some(error) = &record.error {
-                        message.push_str(&format!(": {error}"));
-                    }
-                    eprintln!("{message}");
                     ExitCode::from(EXIT_FAILED)
                 }
                 Err(error) => {
@@ -89,6 +92,20 @@ pub fn job(command: JobCommand) -> ExitCode {
             println!("removed {} finished {noun}", removed.len());
             ExitCode::SUCCESS
         }
+    }
+}
+
+/// What to do about a job that has no result, by its status (the CLI
+/// only reads jobs: waiting for one and answering it happen in nu).
+fn no_result_help(id: u64, status: JobStatus) -> String {
+    match status {
+        JobStatus::Queued | JobStatus::Running => format!(
+            "`nu-agent job status {id}` shows how it stands; in nu, `agent job wait {id}` waits for it"
+        ),
+        JobStatus::Waiting => {
+            format!("answer it in nu: `agent job approve {id}` or `agent job deny {id}`")
+        }
+        _ => format!("`nu-agent job logs {id}` shows what it did"),
     }
 }
 

@@ -1,5 +1,6 @@
 //! `agent job result`: the value a job returned.
 
+use agent_core::jobs::JobStatus;
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{Category, Example, LabeledError, Signature, Spanned, SyntaxShape, Type, Value};
 
@@ -30,7 +31,7 @@ impl SimplePluginCommand for AgentJobResult {
     }
 
     fn description(&self) -> &str {
-        "The full value a background job returned, as `agent run` returns it (an agent task: its answer, or the data it returned)."
+        "The full value a background job returned, as `agent run` returns it (an agent task: its answer, or the data it returned). A job that has not completed (failed, cancelled, timed out, still running or waiting) is an error that says which."
     }
 
     fn examples(&self) -> Vec<Example<'_>> {
@@ -51,6 +52,15 @@ impl SimplePluginCommand for AgentJobResult {
         let id: Spanned<i64> = call.req(0)?;
         let store = job_store(call.head)?;
         let record = find_job(&store, &id)?;
+        if let Some(why) = record.why_no_result() {
+            let status = record.status.as_str();
+            return Err(
+                LabeledError::new(format!("job {} has no result: {why}", record.id))
+                    .with_code("nu_agent::job::no_result")
+                    .with_label(format!("job is {status}"), id.span)
+                    .with_help(no_result_help(record.id, record.status)),
+            );
+        }
         let value = store.result(record.id).map_err(|e| {
             LabeledError::new(format!(
                 "the result of job {} cannot be read: {e}",
@@ -61,25 +71,26 @@ impl SimplePluginCommand for AgentJobResult {
         })?;
         match value {
             Some(value) => Ok(respan(value, call.head)),
-            None => {
-                let status = record.status.as_str();
-                let why = record
-                    .error
-                    .as_deref()
-                    .map(|e| format!(": {e}"))
-                    .unwrap_or_default();
-                let help = if record.status.is_finished() {
-                    "`agent job logs` shows what it did".to_string()
-                } else {
-                    format!("wait for it: agent job wait {}", record.id)
-                };
-                Err(
-                    LabeledError::new(format!("job {} has no result ({status}{why})", record.id))
-                        .with_code("nu_agent::job::no_result")
-                        .with_label(format!("job is {status}"), id.span)
-                        .with_help(help),
-                )
-            }
+            None => Err(LabeledError::new(format!(
+                "job {} completed but its result is missing",
+                record.id
+            ))
+            .with_code("nu_agent::job::no_result")
+            .with_label("no result file", id.span)
+            .with_help(format!("`agent job logs {}` shows what it did", record.id))),
         }
+    }
+}
+
+/// What to do about a job that has no result, by its status.
+fn no_result_help(id: u64, status: JobStatus) -> String {
+    match status {
+        JobStatus::Queued | JobStatus::Running => {
+            format!("wait for it: `agent job wait {id}`, then `agent job result {id}`")
+        }
+        JobStatus::Waiting => format!(
+            "answer it with `agent job approve {id}` or `agent job deny {id}`; `agent job wait {id}` waits for its end"
+        ),
+        _ => format!("`agent job logs {id}` shows what it did; start it again for a result"),
     }
 }

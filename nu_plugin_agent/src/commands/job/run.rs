@@ -85,7 +85,7 @@ impl SimplePluginCommand for AgentJobRun {
                         Some(by) => format!("ran `{source}` (approved by {by})"),
                         None => format!("did not run `{source}`"),
                     });
-                    outcome_of_run(ran.outcome)
+                    outcome_of_run(ran.outcome, &job.approver)
                 }),
             )
             .map_err(|e| not_recorded(e, call.head))?;
