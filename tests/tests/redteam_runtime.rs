@@ -877,16 +877,28 @@ fn policy_check(world: &World, pipeline: &str) -> serde_json::Value {
 }
 
 #[test]
-fn an_unknown_program_asks_and_nobody_answers() {
+fn an_unknown_program_is_an_error_before_any_question() {
     let world = World::new();
     let pipeline = "^no-such-program-xyz";
     let checked = policy_check(&world, pipeline);
     assert_eq!(checked["pipeline"], pipeline);
     assert_eq!(checked["verdict"], "confirm", "{checked}");
-    let ran = world.nu_agent(&["run", pipeline], &[]);
-    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
-    assert!(ran.stderr.contains(DENIED_CODE), "{}", ran.stderr);
-    assert!(world.damage().is_empty(), "{:?}", world.damage());
+    // Approved or not, it can only fail: nu's error, nothing asked or run.
+    for extra in [&[][..], &["--yes"][..]] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(extra);
+        args.push(pipeline);
+        let ran = world.nu_agent(&args, &[]);
+        assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+        assert!(
+            ran.stderr
+                .contains("Command `no-such-program-xyz` not found"),
+            "{}",
+            ran.stderr
+        );
+        assert!(!ran.stderr.contains(DENIED_CODE), "{}", ran.stderr);
+        assert!(world.damage().is_empty(), "{:?}", world.damage());
+    }
 }
 
 #[test]
