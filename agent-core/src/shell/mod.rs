@@ -9,6 +9,7 @@
 //! [`Diagnostic`] on error, and why it stopped early if it did.
 
 mod cancel;
+mod cap;
 mod collect;
 mod diagnostic;
 mod engine;
@@ -20,6 +21,7 @@ mod stdout;
 mod worker;
 
 pub use cancel::CancelToken;
+pub use cap::{CutPart, OutputCut, json_size};
 pub(crate) use diagnostic::without_ansi;
 pub use diagnostic::{Diagnostic, DiagnosticLabel};
 pub use engine::{Engine, RunHooks};

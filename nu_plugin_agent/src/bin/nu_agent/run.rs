@@ -8,7 +8,7 @@ use std::{io::Write, process::ExitCode};
 use agent_core::{
     observe::{Budget, render_outcome},
     policy::{DENIED_CODE, Layers, NOBODY_TO_ASK_HELP, Policy, PolicyShell, ShellOptions},
-    shell::{Limits, SessionSeed, StopReason, humanize_bytes},
+    shell::{Limits, SessionSeed, StopReason},
 };
 use nu_protocol::Value;
 
@@ -106,10 +106,7 @@ pub fn run(
         eprint!("{val}");
     }
     match &outcome.stopped {
-        Some(StopReason::OutputCapped(bytes)) => eprintln!(
-            "nu-agent: output cut at {}; raise it with --max-output",
-            humanize_bytes(*bytes)
-        ),
+        Some(StopReason::OutputCapped(cut)) => eprintln!("nu-agent: warning: {}", cut.warning()),
         Some(stopped) => eprintln!("nu-agent: {stopped}"),
         None => {}
     }
