@@ -280,6 +280,30 @@ fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
     assert!(stderr.contains("`lots` is not a size"), "{stderr}");
 }
 
+/// A result as big as the cap allows comes back whole through the sandbox
+/// worker: 50 MB of NUL bytes (300 MB if it were JSON text) under the
+/// 64 MiB default.
+#[test]
+fn a_big_result_comes_back_whole_from_the_sandbox_worker() {
+    let dir = fixture();
+    let size = 50_000_000;
+    let out = nu_agent(
+        dir.path(),
+        &[
+            "run",
+            "--sandbox",
+            "workspace-write",
+            &format!("^head -c {size} /dev/zero"),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("cut at"), "{stderr}");
+    // The text, and the newline the terminal gets after it.
+    assert_eq!(out.stdout.len(), size + 1);
+    assert!(out.stdout[..size].iter().all(|b| *b == 0));
+}
+
 #[test]
 fn config_init_writes_a_template_that_reads_back_and_never_overwrites() {
     let dir = tempfile::tempdir().unwrap();

@@ -342,6 +342,22 @@ fn max_output_raises_or_lowers_the_cap_and_the_warning_names_the_flag() {
     );
 }
 
+/// A result as big as the cap allows comes back whole through the sandbox
+/// worker (the default `workspace-write` mode): 50 MB of NUL bytes (300 MB
+/// if it were JSON text).
+#[test]
+fn a_big_result_comes_back_whole_from_the_sandbox_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent run "^head -c 50000000 /dev/zero" | str length"#,
+    );
+    assert_eq!(stdout_of(&out).trim(), "50000000");
+}
+
 /// A run stopped by `--timeout` says so, whatever failed when it struck
 /// (an external killed, an `each` cut short).
 #[test]

@@ -21,6 +21,7 @@ mod stdout;
 mod worker;
 
 pub use cancel::CancelToken;
+pub(crate) use cap::cut_to_fit;
 pub use cap::{CutPart, OutputCut, json_size};
 pub(crate) use diagnostic::without_ansi;
 pub use diagnostic::{Diagnostic, DiagnosticLabel};

@@ -3,7 +3,7 @@
 //! nu's table, JSON or the model's rendering; the exit code says how it
 //! ended.
 
-use std::{io::Write, process::ExitCode};
+use std::{borrow::Cow, io::Write, process::ExitCode};
 
 use agent_core::{
     observe::{Budget, render_outcome},
@@ -84,10 +84,13 @@ pub fn run(
             eprintln!("nu-agent: {NOBODY_TO_ASK_HELP}");
         }
     } else {
-        let text = if output.json {
-            session.pipe_value(outcome.value.clone(), "to json --indent 2")
-        } else {
-            render_for_terminal(session, &outcome.value)
+        // Text is written as it is, not copied (it may be as big as the cap).
+        let text = match &outcome.value {
+            Value::String { val, .. } if !output.json => Ok(Cow::Borrowed(val.as_str())),
+            value if output.json => session
+                .pipe_value(value.clone(), "to json --indent 2")
+                .map(Cow::Owned),
+            value => render_for_terminal(session, value).map(Cow::Owned),
         };
         match text {
             Ok(text) => {
