@@ -280,6 +280,54 @@ fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
     assert!(stderr.contains("`lots` is not a size"), "{stderr}");
 }
 
+/// A cut run exits 0 with the part that fits on stdout and one warning on
+/// stderr, whatever the pipeline: bytes of an external the cut kills, rows
+/// of an external the cut kills, rows of a list. `agent run` in nu does
+/// the same with the same warnings (see `plugin_in_nu.rs`).
+#[test]
+fn a_cut_run_exits_zero_with_the_part_that_fits_and_the_warning() {
+    let dir = fixture();
+    let runs = [
+        (
+            "^head -c 3000000 /dev/zero",
+            "1MiB",
+            None,
+            "output cut at 1 MiB (counted in bytes); raise it with --max-output",
+        ),
+        (
+            "^yes | lines",
+            "1KiB",
+            Some(255),
+            "output cut at 1 KiB (255 rows kept, counted as JSON); raise it with --max-output",
+        ),
+        (
+            "1..100000 | each {|i| $i} | collect",
+            "1KiB",
+            Some(282),
+            "output cut at 1 KiB (282 rows kept, counted as JSON); raise it with --max-output",
+        ),
+    ];
+    for (pipeline, cap, rows, warning) in runs {
+        let mut args = vec!["run", "--max-output", cap, pipeline];
+        if rows.is_some() {
+            args.insert(1, "--json");
+        }
+        let out = nu_agent(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{pipeline}: {stderr}");
+        let warning = format!("nu-agent: warning: {warning}");
+        assert_eq!(stderr.matches(&warning).count(), 1, "{pipeline}: {stderr}");
+        match rows {
+            Some(rows) => {
+                let value: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(value.len(), rows, "{pipeline}");
+            }
+            // The text, and the newline the terminal gets after it.
+            None => assert_eq!(out.stdout.len(), (1 << 20) + 1, "{pipeline}"),
+        }
+    }
+}
+
 /// A result as big as the cap allows comes back whole through the sandbox
 /// worker: 50 MB of NUL bytes (300 MB if it were JSON text) under the
 /// 64 MiB default.

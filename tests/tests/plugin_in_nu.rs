@@ -342,6 +342,56 @@ fn max_output_raises_or_lowers_the_cap_and_the_warning_names_the_flag() {
     );
 }
 
+/// A cut run succeeds with the part that fits and one warning, whatever
+/// the pipeline: the same runs, parts and warnings as `nu-agent run`'s
+/// (`a_cut_run_exits_zero_with_the_part_that_fits_and_the_warning` in
+/// `cli.rs`).
+#[test]
+fn a_cut_run_succeeds_with_the_part_that_fits_and_the_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let runs = [
+        (
+            "^head -c 3000000 /dev/zero",
+            "1MiB",
+            "str length",
+            1usize << 20,
+            "output cut at 1 MiB (counted in bytes); raise it with --max-output",
+        ),
+        (
+            "^yes | lines",
+            "1KiB",
+            "length",
+            255,
+            "output cut at 1 KiB (255 rows kept, counted as JSON); raise it with --max-output",
+        ),
+        (
+            "1..100000 | each {|i| $i} | collect",
+            "1KiB",
+            "length",
+            282,
+            "output cut at 1 KiB (282 rows kept, counted as JSON); raise it with --max-output",
+        ),
+    ];
+    for (pipeline, cap, measure, kept, warning) in runs {
+        let out = nu(
+            &registry,
+            &work,
+            &format!("agent run --max-output {cap} '{pipeline}' | {measure}"),
+        );
+        assert_eq!(stdout_of(&out).trim(), kept.to_string(), "{pipeline}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr
+                .matches(&format!("warning: agent run: {warning}"))
+                .count(),
+            1,
+            "{pipeline}: {stderr}"
+        );
+    }
+}
+
 /// A result as big as the cap allows comes back whole through the sandbox
 /// worker (the default `workspace-write` mode): 50 MB of NUL bytes (300 MB
 /// if it were JSON text).

@@ -116,8 +116,13 @@ pub fn run(
     exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code)
 }
 
+/// The exit code: 124 after the time limit, 130 after Ctrl+C, 1 after a
+/// crash; 0 for a run cut at the output cap (the part that fits is its
+/// output, whatever the processes the cut killed said); else the failing
+/// external's code, 1 after an error, 0.
 fn exit_code(stopped: &Option<StopReason>, failed: bool, external: Option<i32>) -> ExitCode {
     match stopped {
+        Some(StopReason::OutputCapped(_)) if !failed => return ExitCode::SUCCESS,
         Some(StopReason::TimedOut(_)) => return ExitCode::from(EXIT_TIMED_OUT),
         Some(StopReason::Cancelled) => return ExitCode::from(EXIT_INTERRUPTED),
         Some(StopReason::Panicked(_) | StopReason::Abandoned) => {
