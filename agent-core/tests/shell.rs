@@ -5,7 +5,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use agent_core::shell::{CancelToken, Engine, Limits, Session, SessionSeed, StopReason};
+use agent_core::shell::{
+    CancelToken, CutPart, Engine, Limits, OutputCut, Session, SessionSeed, StopReason, json_size,
+};
 use nu_protocol::{
     Category, PipelineData, ShellError, Signature, Span, Type, Value,
     engine::{Call, Command, EngineState, Stack},
@@ -174,13 +176,28 @@ fn output_cap_cuts_streams() {
     let mut session = session_in(dir.path());
     let limits = Limits::default().with_max_output_bytes(1000);
     let outcome = session.run("^sh -c 'yes hello'", &limits);
-    assert_eq!(outcome.stopped, Some(StopReason::OutputCapped(1000)));
+    let cut = |part| Some(StopReason::OutputCapped(OutputCut { limit: 1000, part }));
+    assert_eq!(outcome.stopped, cut(CutPart::Bytes));
     assert_eq!(outcome.value.as_str().unwrap().len(), 1000);
 
+    // Rows count as their JSON: the first ones whose JSON fits in 1000
+    // bytes, whatever they take in memory.
     let outcome = session.run("1..1000000 | each { $in * 2 }", &limits);
-    assert_eq!(outcome.stopped, Some(StopReason::OutputCapped(1000)));
     let rows = outcome.value.as_list().unwrap();
-    assert!(!rows.is_empty() && rows.len() < 1000, "{} rows", rows.len());
+    let kept = rows.len();
+    assert_eq!(outcome.stopped, cut(CutPart::Rows { kept }));
+    let expected: Vec<i64> = (1..=kept as i64).map(|i| i * 2).collect();
+    assert_eq!(
+        rows.iter().map(|r| r.as_int().unwrap()).collect::<Vec<_>>(),
+        expected
+    );
+    assert!(json_size(&outcome.value) <= 1000);
+    let one_more = Value::test_list(
+        (1..=kept as i64 + 1)
+            .map(|i| Value::test_int(i * 2))
+            .collect(),
+    );
+    assert!(json_size(&one_more) > 1000);
 }
 
 #[test]

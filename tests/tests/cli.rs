@@ -307,11 +307,14 @@ fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
             "1..100000 | each {|i| $i}",
         ],
     );
+    // The rows whose JSON fits in 1 KiB: `[1,2,…,282]` is 1021 bytes.
     let rows: Vec<u64> = serde_json::from_str(stdout_of(&out).trim()).unwrap();
-    assert!(!rows.is_empty() && rows.len() < 100, "{}", rows.len());
+    assert_eq!(rows, (1..=282).collect::<Vec<u64>>());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("nu-agent: output cut at 1 KiB; raise it with --max-output"),
+        stderr.contains(
+            "nu-agent: warning: output cut at 1 KiB (282 rows kept, counted as JSON); raise it with --max-output"
+        ),
         "{stderr}"
     );
 
@@ -330,6 +333,78 @@ fn max_output_sets_the_cap_and_a_cut_run_names_the_flag() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("`lots` is not a size"), "{stderr}");
+}
+
+/// A cut run exits 0 with the part that fits on stdout and one warning on
+/// stderr, whatever the pipeline: bytes of an external the cut kills, rows
+/// of an external the cut kills, rows of a list. `agent run` in nu does
+/// the same with the same warnings (see `plugin_in_nu.rs`).
+#[test]
+fn a_cut_run_exits_zero_with_the_part_that_fits_and_the_warning() {
+    let dir = fixture();
+    let runs = [
+        (
+            "^head -c 3000000 /dev/zero",
+            "1MiB",
+            None,
+            "output cut at 1 MiB (counted in bytes); raise it with --max-output",
+        ),
+        (
+            "^yes | lines",
+            "1KiB",
+            Some(255),
+            "output cut at 1 KiB (255 rows kept, counted as JSON); raise it with --max-output",
+        ),
+        (
+            "1..100000 | each {|i| $i} | collect",
+            "1KiB",
+            Some(282),
+            "output cut at 1 KiB (282 rows kept, counted as JSON); raise it with --max-output",
+        ),
+    ];
+    for (pipeline, cap, rows, warning) in runs {
+        let mut args = vec!["run", "--max-output", cap, pipeline];
+        if rows.is_some() {
+            args.insert(1, "--json");
+        }
+        let out = nu_agent(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{pipeline}: {stderr}");
+        let warning = format!("nu-agent: warning: {warning}");
+        assert_eq!(stderr.matches(&warning).count(), 1, "{pipeline}: {stderr}");
+        match rows {
+            Some(rows) => {
+                let value: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(value.len(), rows, "{pipeline}");
+            }
+            // The text, and the newline the terminal gets after it.
+            None => assert_eq!(out.stdout.len(), (1 << 20) + 1, "{pipeline}"),
+        }
+    }
+}
+
+/// A result as big as the cap allows comes back whole through the sandbox
+/// worker: 50 MB of NUL bytes (300 MB if it were JSON text) under the
+/// 64 MiB default.
+#[test]
+fn a_big_result_comes_back_whole_from_the_sandbox_worker() {
+    let dir = fixture();
+    let size = 50_000_000;
+    let out = nu_agent(
+        dir.path(),
+        &[
+            "run",
+            "--sandbox",
+            "workspace-write",
+            &format!("^head -c {size} /dev/zero"),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("cut at"), "{stderr}");
+    // The text, and the newline the terminal gets after it.
+    assert_eq!(out.stdout.len(), size + 1);
+    assert!(out.stdout[..size].iter().all(|b| *b == 0));
 }
 
 #[test]

@@ -344,8 +344,8 @@ fn agent_run_writes_the_audit_log() {
     assert!(!work.join("logged").exists());
 }
 
-/// `--max-output` raises the output cap (64 MiB per stream by default) for
-/// one run, and a run cut at the cap says which flag raises it.
+/// `--max-output` raises the output cap (64 MiB by default) for one run,
+/// or lowers it, and a run cut at the cap says which flag raises it.
 #[test]
 fn max_output_raises_or_lowers_the_cap_and_the_warning_names_the_flag() {
     let dir = tempfile::tempdir().unwrap();
@@ -358,32 +358,28 @@ fn max_output_raises_or_lowers_the_cap_and_the_warning_names_the_flag() {
     );
     assert_eq!(stdout_of(&out).trim(), "2000000");
 
-    // Two million rows are more than 64 MiB: cut by default, whole with
-    // the cap raised.
+    // 100,000 rows are 588,896 bytes of JSON: cut under 100 KiB, whole
+    // under 1 MiB.
     let out = nu(
         &registry,
         &work,
-        r#"[(agent run "1..2000000 | each {|i| $i}" | length), (agent run --max-output 200MiB "1..2000000 | each {|i| $i}" | length)] | to json --raw"#,
+        r#"[(agent run --max-output 100KiB "1..100000 | each {|i| $i}" | length), (agent run --max-output 1MiB "1..100000 | each {|i| $i}" | length)] | to json --raw"#,
     );
     let counts: Vec<u64> = serde_json::from_str(stdout_of(&out).trim()).unwrap();
-    assert!(counts[0] < 2_000_000, "{counts:?}");
-    assert_eq!(counts[1], 2_000_000);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("output cut at 64 MiB; raise it with --max-output"),
-        "{stderr}"
-    );
+    assert!(counts[0] < 100_000, "{counts:?}");
+    assert_eq!(counts[1], 100_000);
 
     let out = nu(
         &registry,
         &work,
         r#"agent run --max-output 1KiB "1..100000 | each {|i| $i}" | length"#,
     );
-    let count: u64 = stdout_of(&out).trim().parse().unwrap();
-    assert!(count > 0 && count < 100, "{count}");
+    assert_eq!(stdout_of(&out).trim(), "282");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("warning: agent run: output cut at 1 KiB; raise it with --max-output"),
+        stderr.contains(
+            "warning: agent run: output cut at 1 KiB (282 rows kept, counted as JSON); raise it with --max-output"
+        ),
         "{stderr}"
     );
 
@@ -394,6 +390,72 @@ fn max_output_raises_or_lowers_the_cap_and_the_warning_names_the_flag() {
         stderr.contains("--max-output must be a size above 0"),
         "{stderr}"
     );
+}
+
+/// A cut run succeeds with the part that fits and one warning, whatever
+/// the pipeline: the same runs, parts and warnings as `nu-agent run`'s
+/// (`a_cut_run_exits_zero_with_the_part_that_fits_and_the_warning` in
+/// `cli.rs`).
+#[test]
+fn a_cut_run_succeeds_with_the_part_that_fits_and_the_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let runs = [
+        (
+            "^head -c 3000000 /dev/zero",
+            "1MiB",
+            "str length",
+            1usize << 20,
+            "output cut at 1 MiB (counted in bytes); raise it with --max-output",
+        ),
+        (
+            "^yes | lines",
+            "1KiB",
+            "length",
+            255,
+            "output cut at 1 KiB (255 rows kept, counted as JSON); raise it with --max-output",
+        ),
+        (
+            "1..100000 | each {|i| $i} | collect",
+            "1KiB",
+            "length",
+            282,
+            "output cut at 1 KiB (282 rows kept, counted as JSON); raise it with --max-output",
+        ),
+    ];
+    for (pipeline, cap, measure, kept, warning) in runs {
+        let out = nu(
+            &registry,
+            &work,
+            &format!("agent run --max-output {cap} '{pipeline}' | {measure}"),
+        );
+        assert_eq!(stdout_of(&out).trim(), kept.to_string(), "{pipeline}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr
+                .matches(&format!("warning: agent run: {warning}"))
+                .count(),
+            1,
+            "{pipeline}: {stderr}"
+        );
+    }
+}
+
+/// A result as big as the cap allows comes back whole through the sandbox
+/// worker (the default `workspace-write` mode): 50 MB of NUL bytes (300 MB
+/// if it were JSON text).
+#[test]
+fn a_big_result_comes_back_whole_from_the_sandbox_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registered(dir.path());
+    let work = fixture(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        r#"agent run "^head -c 50000000 /dev/zero" | str length"#,
+    );
+    assert_eq!(stdout_of(&out).trim(), "50000000");
 }
 
 /// A run stopped by `--timeout` says so, whatever failed when it struck

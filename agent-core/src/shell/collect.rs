@@ -1,4 +1,5 @@
-//! Draining a pipeline's output into one `Value`, within a byte cap.
+//! Draining a pipeline's output into one `Value`, within the output cap
+//! (counted as [`super::cap`] says).
 //!
 //! External commands are read directly from their pipes (stdout and stderr
 //! separately), which also avoids `ByteStream::into_value`'s panic when
@@ -8,17 +9,21 @@ use std::io::Read;
 
 use nu_protocol::{ByteStreamType, PipelineData, ShellError, Span, Value};
 
+use super::cap::{CutPart, RowCount, cut_to_fit};
+
 /// The drained output of one run.
 pub(crate) struct Collected {
     pub value: Value,
     pub stderr: Option<Value>,
     pub exit_code: Option<i32>,
-    /// Set when a stream was cut at the byte cap.
-    pub capped: bool,
+    /// Set when the output was cut at the cap: the part that reached it.
+    pub cut: Option<CutPart>,
 }
 
-/// Drain `data` into a value. `stop` is called when the cap is reached, to
-/// interrupt the evaluation and kill the processes still writing.
+/// Drain `data` into a value of at most `max_bytes` (bytes of a byte
+/// stream, text or binary; compact JSON of rows and records). `stop` is
+/// called when a stream reaches the cap, to interrupt the evaluation and
+/// kill the processes still writing.
 pub(crate) fn collect(
     data: PipelineData,
     span: Span,
@@ -29,31 +34,36 @@ pub(crate) fn collect(
         value,
         stderr: None,
         exit_code: None,
-        capped: false,
+        cut: None,
     };
     match data {
         PipelineData::Empty => Ok(plain(Value::nothing(span))),
         PipelineData::Value(Value::Error { error, .. }, _) => Err(*error),
-        PipelineData::Value(value, _) => Ok(plain(value)),
+        PipelineData::Value(value, _) => {
+            let (value, cut) = cut_to_fit(value, max_bytes);
+            Ok(Collected {
+                cut,
+                ..plain(value)
+            })
+        }
         PipelineData::ListStream(stream, _) => {
             let stream_span = stream.span();
             let mut rows = Vec::new();
-            let mut bytes = 0usize;
-            let mut capped = false;
+            let mut count = RowCount::new(max_bytes);
+            let mut cut = None;
             for row in stream {
                 if let Value::Error { error, .. } = row {
                     return Err(*error);
                 }
-                bytes = bytes.saturating_add(row.memory_size());
-                if bytes > max_bytes {
-                    capped = true;
+                if !count.admit(&row) {
+                    cut = Some(CutPart::Rows { kept: count.rows() });
                     stop();
                     break;
                 }
                 rows.push(row);
             }
             Ok(Collected {
-                capped,
+                cut,
                 ..plain(Value::list(rows, stream_span))
             })
         }
@@ -95,7 +105,11 @@ pub(crate) fn collect(
                             stream_span,
                         )),
                         exit_code,
-                        capped: out_capped || err_capped,
+                        cut: if out_capped {
+                            Some(CutPart::Bytes)
+                        } else {
+                            err_capped.then_some(CutPart::Stderr)
+                        },
                     })
                 }
                 Err(stream) => {
@@ -107,7 +121,7 @@ pub(crate) fn collect(
                         stop();
                     }
                     Ok(Collected {
-                        capped,
+                        cut: capped.then_some(CutPart::Bytes),
                         ..plain(bytes_to_value(bytes, type_, stream_span))
                     })
                 }

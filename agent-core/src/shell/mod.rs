@@ -9,6 +9,7 @@
 //! [`Diagnostic`] on error, and why it stopped early if it did.
 
 mod cancel;
+mod cap;
 mod collect;
 mod diagnostic;
 mod engine;
@@ -21,6 +22,8 @@ mod stdout;
 mod worker;
 
 pub use cancel::CancelToken;
+pub(crate) use cap::cut_to_fit;
+pub use cap::{CutPart, OutputCut, json_size};
 pub(crate) use diagnostic::without_ansi;
 pub use diagnostic::{Diagnostic, DiagnosticLabel};
 pub use engine::{Engine, RunHooks};

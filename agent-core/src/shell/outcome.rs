@@ -5,15 +5,16 @@ use std::{path::PathBuf, time::Duration};
 use nu_protocol::Value;
 use serde::{Deserialize, Serialize};
 
-use super::Diagnostic;
+use super::{Diagnostic, OutputCut};
 
 /// Bounds on one run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Limits {
     /// Wall-clock limit; `None` runs until done or cancelled.
     pub timeout: Option<Duration>,
-    /// Most bytes collected from a stream (an external's stdout, and
-    /// separately its stderr; or the rows of a list stream, by memory size).
+    /// The output cap, in bytes: of an external's stdout (and apart from
+    /// it, its stderr) or other text or binary; of the compact JSON of rows
+    /// and records (see [`super::OutputCut`]).
     pub max_output_bytes: usize,
 }
 
@@ -48,8 +49,8 @@ pub enum StopReason {
     Cancelled,
     /// The wall-clock limit passed.
     TimedOut(Duration),
-    /// The output byte cap was reached.
-    OutputCapped(usize),
+    /// The output cap was reached; the output is the part that fits.
+    OutputCapped(OutputCut),
     /// The evaluation panicked; the session is still usable.
     Panicked(String),
     /// The evaluation did not stop after it was told to; the session's
@@ -66,10 +67,10 @@ impl std::fmt::Display for StopReason {
                 "stopped after the {} time limit; the output is what it produced so far",
                 humanize_duration(*limit)
             ),
-            StopReason::OutputCapped(bytes) => write!(
+            StopReason::OutputCapped(cut) => write!(
                 f,
-                "output cut at {} (the output cap); the output is what it produced up to there",
-                humanize_bytes(*bytes)
+                "{}, the output cap; the output is what it produced up to there",
+                cut.describe()
             ),
             StopReason::Panicked(msg) => write!(f, "the evaluation crashed: {msg}"),
             StopReason::Abandoned => write!(
@@ -237,9 +238,13 @@ mod tests {
         assert_eq!(humanize_bytes(1536), "1.5 KiB");
         assert_eq!(humanize_bytes(1000), "1000 B");
         assert_eq!(humanize_bytes(1 << 30), "1 GiB");
+        let cut = OutputCut {
+            limit: DEFAULT_MAX_OUTPUT,
+            part: super::super::CutPart::Bytes,
+        };
         assert_eq!(
-            StopReason::OutputCapped(DEFAULT_MAX_OUTPUT).to_string(),
-            "output cut at 64 MiB (the output cap); the output is what it produced up to there"
+            StopReason::OutputCapped(cut).to_string(),
+            "output cut at 64 MiB (counted in bytes), the output cap; the output is what it produced up to there"
         );
     }
 }

@@ -22,7 +22,7 @@ use nu_protocol::{
 };
 
 use super::{
-    CancelToken, Diagnostic, Engine, EnvFilter, Limits, Outcome, StopReason,
+    CancelToken, Diagnostic, Engine, EnvFilter, Limits, Outcome, OutputCut, StopReason,
     cancel::ProcessGroups,
     collect::{Collected, collect},
     engine::OUT_VARIABLE,
@@ -438,8 +438,13 @@ impl Session {
         };
         match result {
             Ok(Ok(collected)) => {
-                if collected.capped && outcome.stopped.is_none() {
-                    outcome.stopped = Some(StopReason::OutputCapped(limits.max_output_bytes));
+                if let Some(part) = collected.cut
+                    && outcome.stopped.is_none()
+                {
+                    outcome.stopped = Some(StopReason::OutputCapped(OutputCut {
+                        limit: limits.max_output_bytes,
+                        part,
+                    }));
                 }
                 outcome.value = collected.value;
                 outcome.stderr = collected.stderr;

@@ -111,8 +111,10 @@ enum Command {
         /// Stop after this long, e.g. 500ms, 30s, 2m.
         #[arg(long, value_parser = parse_duration)]
         timeout: Option<Duration>,
-        /// Most output kept from one stream, e.g. 200MiB or 1GB (default:
-        /// agent.max_output, 64 MiB); past it the run is cut.
+        /// The output cap, e.g. 200MiB or 1GB (default: agent.max_output,
+        /// 64 MiB), counted in bytes for text and binary and as compact JSON
+        /// for rows; past it the part that fits is printed, with a warning,
+        /// and the exit code is 0.
         #[arg(long, value_name = "SIZE", value_parser = parse_max_output)]
         max_output: Option<usize>,
         #[command(flatten)]

@@ -8,7 +8,7 @@ use agent_core::{
     policy::{
         Approver, BLOCKED_CODE, DENIED_CODE, Decision, NOBODY_TO_ASK_HELP, NonInteractive, Verdict,
     },
-    shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_bytes, humanize_duration},
+    shell::{CancelToken, Diagnostic, Limits, StopReason, humanize_duration},
 };
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
 use nu_protocol::{
@@ -53,7 +53,7 @@ impl SimplePluginCommand for AgentRun {
             .named(
                 "max-output",
                 SyntaxShape::Filesize,
-                "Most output kept from one stream, e.g. 200MiB (default: agent.max_output, 64 MiB); past it the run is cut.",
+                "The output cap, e.g. 200MiB (default: agent.max_output, 64 MiB), counted in bytes for text and binary and as compact JSON for rows; past it the part that fits comes back, with a warning.",
                 None,
             )
             .switch(
@@ -98,8 +98,8 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
                 result: None,
             },
             Example {
-                example: r#"agent run --max-output 200MiB "1..2000000 | each {|i| $i}" | length"#,
-                description: "Raise the output cap (64 MiB per stream by default) for a large result",
+                example: r#"agent run --max-output 1GiB "open --raw big.log" | lines | length"#,
+                description: "Raise the output cap (64 MiB by default) for a large result",
                 result: None,
             },
             Example {
@@ -234,10 +234,10 @@ The pipeline is checked against $env.config.plugins.agent.policy first (see `age
                         pipeline.span,
                     ));
             }
-            Some(StopReason::OutputCapped(bytes)) => eprintln!(
-                "warning: agent run: output cut at {}; raise it with --max-output",
-                humanize_bytes(*bytes)
-            ),
+            // A cut run succeeds with the part that fits (the CLI exits 0).
+            Some(StopReason::OutputCapped(cut)) => {
+                eprintln!("warning: agent run: {}", cut.warning());
+            }
             Some(StopReason::TimedOut(limit)) => eprintln!(
                 "warning: agent run stopped after the {} time limit (the processes it started were killed); returning what it produced before",
                 humanize_duration(*limit)

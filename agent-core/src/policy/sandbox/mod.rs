@@ -41,6 +41,7 @@ mod process_view;
 mod protocol;
 #[cfg(target_os = "linux")]
 mod seccomp;
+mod values;
 mod worker;
 
 pub use launcher::{

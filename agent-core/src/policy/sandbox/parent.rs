@@ -2,7 +2,7 @@
 //! and collect each outcome, or stop it.
 
 use std::{
-    io::Read,
+    io::{BufRead, Read},
     os::unix::process::{CommandExt, ExitStatusExt},
     path::Path,
     process::{Child, ChildStdin, Command, ExitStatus, Stdio},
@@ -16,9 +16,12 @@ use std::{
 
 use nu_protocol::Value;
 
-use super::protocol::{
-    FromWorker, Line, ToWorker, WORKER_ARG, WorkerRun, WorkerStart, empty_outcome, failed_outcome,
-    read_line, write_line,
+use super::{
+    protocol::{
+        Carries, FromWorker, Line, ReadLimit, ToWorker, WORKER_ARG, WorkerRun, WorkerStart,
+        empty_outcome, failed_outcome, read_message, write_message,
+    },
+    values::WIRE_PER_JSON_BYTE,
 };
 use crate::{
     policy::{Approval, Approver},
@@ -35,8 +38,8 @@ const CANCEL_GRACE: Duration = Duration::from_secs(4);
 const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 /// Bytes of the worker's stderr kept for an error message.
 const STDERR_TAIL: usize = 2048;
-/// Room for a message beyond the output cap (JSON is bigger than the
-/// value's memory size).
+/// Room for a message beyond its values: its line (the printed text, a
+/// diagnostic), and any message outside a run.
 const MESSAGE_SLACK: u64 = 16 * 1024 * 1024;
 
 /// Evaluate one pipeline in a worker of its own, which ends with it (a
@@ -124,7 +127,7 @@ impl SessionWorker {
             ..start.clone()
         };
         // A worker that dies before reading is reported by the first run.
-        worker.send(&start);
+        worker.send(start);
         Ok(worker)
     }
 
@@ -190,12 +193,9 @@ impl SessionWorker {
             let outcome = failed_outcome(run.cwd.clone(), worker_error(why), started.elapsed());
             return RunEnd::Finished(Box::new(outcome));
         }
-        let limit = u64::try_from(run.limits.max_output_bytes)
-            .unwrap_or(u64::MAX)
-            .saturating_mul(4)
-            .saturating_add(MESSAGE_SLACK);
-        self.limit.store(limit, Ordering::Relaxed);
-        self.send(&ToWorker::Run(Box::new(run.clone())));
+        self.limit
+            .store(read_limit(run.limits.max_output_bytes), Ordering::Relaxed);
+        self.send(ToWorker::Run(Box::new(run.clone())));
         let promote_at = promote_after.map(|after| started + after);
         match self.supervise(run, cancel, approver, started, promote_at) {
             Ended::StillRunning => RunEnd::StillRunning(started),
@@ -267,7 +267,7 @@ impl SessionWorker {
 
     /// Append `value` (a run made elsewhere) to the worker's `$out`.
     pub fn add_out(&mut self, value: &Value) {
-        self.send(&ToWorker::AddOut(Box::new(value.clone())));
+        self.send(ToWorker::AddOut(Box::new(value.clone())));
     }
 
     /// Kill the worker and everything it started; it serves no more.
@@ -278,13 +278,13 @@ impl SessionWorker {
         }
     }
 
-    fn send(&mut self, message: &impl serde::Serialize) {
+    fn send(&mut self, message: impl serde::Serialize + Carries) {
         let mut counter = CountingWriter {
             inner: &mut self.stdin,
             written: 0,
         };
         // A worker gone is noticed by the run that waits for it.
-        let _ = write_line(&mut counter, message);
+        let _ = write_message(&mut counter, message);
         self.bytes_sent += counter.written;
     }
 }
@@ -331,7 +331,7 @@ impl SessionWorker {
                     } else {
                         approver.approve(&request)
                     };
-                    self.send(&ToWorker::Approval { id, approval });
+                    self.send(ToWorker::Approval { id, approval });
                 }
                 Ok(Line::Message(FromWorker::Password { id, prompt })) => {
                     let password = if cancel.is_cancelled() {
@@ -339,7 +339,7 @@ impl SessionWorker {
                     } else {
                         approver.password(&prompt)
                     };
-                    self.send(&ToWorker::Password { id, password });
+                    self.send(ToWorker::Password { id, password });
                 }
                 Ok(Line::Message(FromWorker::Done(outcome))) => return Ended::Done(outcome),
                 Ok(Line::Invalid(why)) => return Ended::Broken(why),
@@ -349,7 +349,7 @@ impl SessionWorker {
             if cancel.is_cancelled() {
                 match cancel_sent {
                     None => {
-                        self.send(&ToWorker::Cancel);
+                        self.send(ToWorker::Cancel);
                         cancel_sent = Some(Instant::now());
                     }
                     Some(at) if at.elapsed() > CANCEL_GRACE => {
@@ -392,6 +392,17 @@ fn worker_error(message: String) -> Diagnostic {
     Diagnostic::plain("nu_agent::sandbox::worker", message, None)
 }
 
+/// The most a worker's message may take during a run capped at
+/// `max_output` bytes: its value (text or binary at most the cap; rows at
+/// most [`WIRE_PER_JSON_BYTE`] bytes per byte of their JSON), its stderr
+/// (at most the cap) and [`MESSAGE_SLACK`] for the rest.
+fn read_limit(max_output: usize) -> u64 {
+    u64::try_from(max_output)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(WIRE_PER_JSON_BYTE + 1)
+        .saturating_add(MESSAGE_SLACK)
+}
+
 /// Read the worker's messages on a thread; the channel ends after the
 /// pipe closes or a message is unreadable.
 fn spawn_message_reader(
@@ -406,7 +417,14 @@ fn spawn_message_reader(
         .spawn(move || {
             let mut stdout = std::io::BufReader::new(stdout);
             loop {
-                let line = read_line(&mut stdout, limit.load(Ordering::Relaxed));
+                // The limit is read once the message starts: by then the
+                // run it answers has set it.
+                let line = match stdout.fill_buf() {
+                    Ok(_) => {
+                        read_message(&mut stdout, ReadLimit::total(limit.load(Ordering::Relaxed)))
+                    }
+                    Err(err) => Line::Invalid(format!("cannot read the pipe: {err}")),
+                };
                 let last = !matches!(line, Line::Message(_));
                 if sender.send(line).is_err() || last {
                     return;
@@ -517,6 +535,8 @@ impl StderrTail {
 mod tests {
     use std::{os::unix::fs::PermissionsExt, path::PathBuf, sync::Mutex};
 
+    use nu_protocol::Span;
+
     use super::*;
     use crate::{
         policy::{ApprovalRequest, sandbox::SandboxSpec},
@@ -550,11 +570,17 @@ mod tests {
         (start, run)
     }
 
-    /// The `done` line for an outcome that printed `printed`.
-    fn done_line(cwd: &Path, printed: &str) -> String {
-        let mut outcome = empty_outcome(cwd.to_path_buf(), Duration::from_millis(5));
+    /// A file in `dir` holding the `done` message (its line and its
+    /// values) for an outcome that printed `printed` with `value`.
+    fn done_message(dir: &Path, printed: &str, value: Value) -> PathBuf {
+        let mut outcome = empty_outcome(dir.to_path_buf(), Duration::from_millis(5));
         outcome.printed = vec![printed.into()];
-        serde_json::to_string(&FromWorker::Done(Box::new(outcome))).unwrap()
+        outcome.value = value;
+        let mut wire = Vec::new();
+        write_message(&mut wire, FromWorker::Done(Box::new(outcome))).unwrap();
+        let path = dir.join("done.message");
+        std::fs::write(&path, wire).unwrap();
+        path
     }
 
     /// Run, retrying the rare `Text file busy` of a script written while
@@ -609,8 +635,8 @@ mod tests {
         let exe = fake_worker(
             dir.path(),
             &format!(
-                "read start\nread run\necho '{question}'\nread reply\necho \"$reply\" > reply.json\necho '{}'",
-                done_line(dir.path(), "finished")
+                "read start\nread run\necho '{question}'\nread reply\necho \"$reply\" > reply.json\ncat '{}'",
+                done_message(dir.path(), "finished", Value::nothing(Span::unknown())).display()
             ),
         );
         let approver = Recording::default();
@@ -623,6 +649,53 @@ mod tests {
             reply,
             serde_json::json!({"approval": {"id": 77, "approval": "yes"}})
         );
+    }
+
+    /// A result as big as the cap allows comes back: 20 MB of NUL bytes
+    /// under a 20 MB cap.
+    #[test]
+    fn a_result_as_big_as_the_cap_comes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let size = 20_000_000;
+        let text = Value::string("\0".repeat(size), Span::unknown());
+        let done = done_message(dir.path(), "big", text);
+        let exe = fake_worker(
+            dir.path(),
+            &format!("read start\nread run\ncat '{}'", done.display()),
+        );
+        let (start, mut run_request) = request(dir.path());
+        run_request.limits = Limits::default().with_max_output_bytes(size);
+        let outcome = run(&exe, &(start, run_request), &CancelToken::new(), &NoOne);
+        assert_eq!(outcome.error, None);
+        assert_eq!(outcome.value.as_str().map(str::len), Ok(size));
+    }
+
+    /// A worker that sends more than the cap allows is stopped with an
+    /// error, before the parent reads (or allocates) it.
+    #[test]
+    fn a_result_past_what_the_cap_allows_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut outcome = empty_outcome(dir.path().to_path_buf(), Duration::ZERO);
+        outcome.value = Value::string("x", Span::unknown());
+        let mut wire = Vec::new();
+        write_message(&mut wire, FromWorker::Done(Box::new(outcome))).unwrap();
+        // The text's length, after its line and tag, claims 1 TiB.
+        let at = wire.iter().position(|b| *b == b'\n').unwrap() + 2;
+        wire[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        std::fs::write(dir.path().join("done.message"), wire).unwrap();
+        let exe = fake_worker(
+            dir.path(),
+            "read start\nread run\ncat done.message\nsleep 30",
+        );
+        let started = Instant::now();
+        let outcome = run(&exe, &request(dir.path()), &CancelToken::new(), &NoOne);
+        let error = outcome.error.expect("an error");
+        assert!(
+            error.message.contains("longer than allowed"),
+            "{}",
+            error.message
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
     }
 
     #[test]

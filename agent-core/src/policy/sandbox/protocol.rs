@@ -1,6 +1,14 @@
 //! The messages between the parent and the sandbox worker: one JSON
 //! object per line, on the worker's stdin (parent → worker) and on a
-//! private copy of its stdout (worker → parent).
+//! private copy of its stdout (worker → parent). The values a message
+//! carries (a run's result and stderr, its input, `$out`) follow its line
+//! in the format of [`super::values`], not inside it: a value can be as big
+//! as the output cap allows, and JSON would write a NUL byte as six.
+//!
+//! The worker → parent direction is read within a budget per message (the
+//! line and its values together), which the parent derives from the run's
+//! output cap, so a worker cannot make the parent read or allocate more
+//! than the cap allows plus a bounded overhead.
 
 use std::{
     io::{BufRead, Read, Write},
@@ -11,7 +19,10 @@ use std::{
 use nu_protocol::{Span, Value};
 use serde::{Deserialize, Serialize};
 
-use super::{Applied, SandboxSpec};
+use super::{
+    Applied, SandboxSpec,
+    values::{read_value, write_value},
+};
 use crate::{
     policy::{Approval, ApprovalRequest},
     shell::{Diagnostic, Limits, Outcome},
@@ -120,45 +131,126 @@ pub(super) fn failed_outcome(cwd: PathBuf, error: Diagnostic, duration: Duration
     }
 }
 
-/// Write `message` as one line and flush it.
-pub(super) fn write_line(out: &mut impl Write, message: &impl Serialize) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+/// A message whose values travel after its line: the places they go.
+pub(super) trait Carries {
+    /// The message's values, in the order they are sent.
+    fn values_mut(&mut self) -> Vec<&mut Value>;
+}
+
+impl Carries for WorkerStart {
+    fn values_mut(&mut self) -> Vec<&mut Value> {
+        self.outs.iter_mut().collect()
+    }
+}
+
+impl Carries for ToWorker {
+    fn values_mut(&mut self) -> Vec<&mut Value> {
+        match self {
+            ToWorker::Run(run) => run.input.iter_mut().collect(),
+            ToWorker::AddOut(value) => vec![&mut **value],
+            ToWorker::Approval { .. } | ToWorker::Password { .. } | ToWorker::Cancel => Vec::new(),
+        }
+    }
+}
+
+impl Carries for FromWorker {
+    fn values_mut(&mut self) -> Vec<&mut Value> {
+        match self {
+            FromWorker::Done(outcome) => {
+                let Outcome { value, stderr, .. } = &mut **outcome;
+                std::iter::once(value).chain(stderr.as_mut()).collect()
+            }
+            FromWorker::Started(_) | FromWorker::Approve { .. } | FromWorker::Password { .. } => {
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// Write `message` as one line, its values after it, and flush. The line
+/// holds nothing in the values' places.
+pub(super) fn write_message<M: Serialize + Carries>(
+    out: &mut impl Write,
+    mut message: M,
+) -> std::io::Result<()> {
+    let values: Vec<Value> = message
+        .values_mut()
+        .into_iter()
+        .map(|slot| std::mem::replace(slot, Value::nothing(Span::unknown())))
+        .collect();
+    let mut line = serde_json::to_vec(&message).map_err(std::io::Error::other)?;
     line.push(b'\n');
     out.write_all(&line)?;
+    for value in &values {
+        write_value(out, value)?;
+    }
     out.flush()
 }
 
-/// What reading one line gave.
+/// What reading one message gave.
 pub(super) enum Line<T> {
     Message(T),
     /// The other side closed the pipe.
     Closed,
-    /// Unreadable: not JSON of the expected shape, or longer than allowed.
+    /// Unreadable: not JSON of the expected shape, a value not in its
+    /// format, or longer than allowed.
     Invalid(String),
 }
 
-/// Read one line of at most `limit` bytes and parse it.
-pub(super) fn read_line<T: serde::de::DeserializeOwned>(
+/// How much of a message a reader takes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ReadLimit {
+    /// The longest line.
+    pub line: u64,
+    /// The line and its values together.
+    pub message: u64,
+}
+
+impl ReadLimit {
+    /// The line and its values within `bytes` together.
+    pub(super) fn total(bytes: u64) -> Self {
+        ReadLimit {
+            line: bytes,
+            message: bytes,
+        }
+    }
+}
+
+/// Read one message: its line, then its values.
+pub(super) fn read_message<T: serde::de::DeserializeOwned + Carries>(
     input: &mut impl BufRead,
-    limit: u64,
+    limit: ReadLimit,
 ) -> Line<T> {
+    let line_limit = limit.line.min(limit.message);
     let mut buffer = Vec::new();
-    match input.by_ref().take(limit).read_until(b'\n', &mut buffer) {
+    match input
+        .by_ref()
+        .take(line_limit)
+        .read_until(b'\n', &mut buffer)
+    {
         Ok(0) => return Line::Closed,
         Ok(_) => {}
         Err(err) => return Line::Invalid(format!("cannot read the pipe: {err}")),
     }
     if buffer.last() != Some(&b'\n') {
-        return if buffer.len() as u64 >= limit {
-            Line::Invalid(format!("a message longer than {limit} bytes"))
+        return if buffer.len() as u64 >= line_limit {
+            Line::Invalid(format!("a message longer than {line_limit} bytes"))
         } else {
             Line::Invalid("a message cut off by the end of the pipe".into())
         };
     }
-    match serde_json::from_slice(&buffer) {
-        Ok(message) => Line::Message(message),
-        Err(err) => Line::Invalid(format!("an unreadable message ({err})")),
+    let mut message: T = match serde_json::from_slice(&buffer) {
+        Ok(message) => message,
+        Err(err) => return Line::Invalid(format!("an unreadable message ({err})")),
+    };
+    let mut budget = limit.message - buffer.len() as u64;
+    for slot in message.values_mut() {
+        match read_value(input, &mut budget) {
+            Ok(value) => *slot = value,
+            Err(why) => return Line::Invalid(why),
+        }
     }
+    Line::Message(message)
 }
 
 #[cfg(test)]
@@ -168,15 +260,17 @@ mod tests {
     use super::*;
     use crate::shell::StopReason;
 
-    fn round_trip<T: Serialize + serde::de::DeserializeOwned>(message: &T) -> T {
+    fn round_trip<T: Serialize + serde::de::DeserializeOwned + Carries>(message: T) -> T {
         let mut wire = Vec::new();
-        write_line(&mut wire, message).unwrap();
-        assert_eq!(wire.iter().filter(|b| **b == b'\n').count(), 1);
-        match read_line(&mut wire.as_slice(), 1 << 20) {
+        write_message(&mut wire, message).unwrap();
+        let mut input = wire.as_slice();
+        let back = match read_message(&mut input, ReadLimit::total(1 << 20)) {
             Line::Message(message) => message,
             Line::Closed => panic!("closed"),
             Line::Invalid(why) => panic!("{why}"),
-        }
+        };
+        assert!(input.is_empty(), "{} bytes left over", input.len());
+        back
     }
 
     #[test]
@@ -203,8 +297,7 @@ mod tests {
             stopped: Some(StopReason::TimedOut(Duration::from_millis(1500))),
             duration: Duration::from_millis(20),
         };
-        let FromWorker::Done(back) = round_trip(&FromWorker::Done(Box::new(outcome.clone())))
-        else {
+        let FromWorker::Done(back) = round_trip(FromWorker::Done(Box::new(outcome.clone()))) else {
             panic!("not done")
         };
         assert_eq!(back.value, outcome.value);
@@ -223,7 +316,7 @@ mod tests {
             id: u64::MAX,
             approval: Approval::Edit("ls".into()),
         };
-        let ToWorker::Approval { id, approval } = round_trip(&reply) else {
+        let ToWorker::Approval { id, approval } = round_trip(reply) else {
             panic!("not an approval")
         };
         assert_eq!((id, approval), (u64::MAX, Approval::Edit("ls".into())));
@@ -233,7 +326,7 @@ mod tests {
     fn garbage_oversized_and_cut_lines_are_invalid() {
         let invalid = |wire: &[u8], limit| {
             matches!(
-                read_line::<ToWorker>(&mut &wire[..], limit),
+                read_message::<ToWorker>(&mut &wire[..], ReadLimit::total(limit)),
                 Line::Invalid(_)
             )
         };
@@ -241,12 +334,69 @@ mod tests {
         assert!(invalid(b"\"cancel\"", 100));
         assert!(invalid(b"\"cancel\"\n", 4));
         assert!(matches!(
-            read_line::<ToWorker>(&mut &b"\"cancel\"\n"[..], 100),
+            read_message::<ToWorker>(&mut &b"\"cancel\"\n"[..], ReadLimit::total(100)),
             Line::Message(ToWorker::Cancel)
         ));
         assert!(matches!(
-            read_line::<ToWorker>(&mut &b""[..], 100),
+            read_message::<ToWorker>(&mut &b""[..], ReadLimit::total(100)),
             Line::Closed
         ));
+    }
+
+    /// 20 MB of NUL bytes (the output of `head -c 20000000 /dev/zero`)
+    /// take 20 MB on the pipe, not the 120 MB of JSON's `\u0000`.
+    #[test]
+    fn a_big_text_result_goes_as_its_bytes_within_the_limit() {
+        let size = 20_000_000;
+        let mut outcome = empty_outcome("/".into(), Duration::ZERO);
+        outcome.value = Value::string("\0".repeat(size), Span::unknown());
+        outcome.stderr = Some(Value::string("", Span::unknown()));
+        let mut wire = Vec::new();
+        write_message(&mut wire, FromWorker::Done(Box::new(outcome))).unwrap();
+        assert!(wire.len() < size + 4096, "{} bytes", wire.len());
+        let limit = ReadLimit::total(wire.len() as u64);
+        let Line::Message(FromWorker::Done(back)) = read_message(&mut wire.as_slice(), limit)
+        else {
+            panic!("not done")
+        };
+        assert_eq!(back.value.as_str().map(str::len), Ok(size));
+        assert_eq!(back.stderr, Some(Value::string("", Span::unknown())));
+        // One byte less than it needs is refused.
+        let limit = ReadLimit::total(wire.len() as u64 - 1);
+        assert!(matches!(
+            read_message::<FromWorker>(&mut wire.as_slice(), limit),
+            Line::Invalid(why) if why.contains("longer than allowed")
+        ));
+    }
+
+    #[test]
+    fn values_of_every_message_follow_its_line() {
+        let s = Span::unknown();
+        let start = WorkerStart {
+            spec: super::super::SandboxSpec::off(),
+            cwd: "/".into(),
+            env: Vec::new(),
+            policy: serde_json::Value::Null,
+            outs: vec![Value::int(1, s), Value::string("two", s)],
+            idle_timeout: None,
+        };
+        let back = round_trip(start);
+        assert_eq!(back.outs, [Value::int(1, s), Value::string("two", s)]);
+        let run = WorkerRun {
+            source: "length".into(),
+            cwd: "/".into(),
+            limits: crate::shell::Limits::default(),
+            policy: serde_json::Value::Null,
+            input: Some(Value::list(vec![Value::int(3, s)], s)),
+        };
+        let ToWorker::Run(back) = round_trip(ToWorker::Run(Box::new(run))) else {
+            panic!("not a run")
+        };
+        assert_eq!(back.input, Some(Value::list(vec![Value::int(3, s)], s)));
+        let ToWorker::AddOut(back) = round_trip(ToWorker::AddOut(Box::new(Value::int(9, s))))
+        else {
+            panic!("not an $out")
+        };
+        assert_eq!(*back, Value::int(9, s));
     }
 }

@@ -7,7 +7,7 @@
 
 use std::{
     fs::File,
-    io::{BufReader, Write},
+    io::BufReader,
     os::fd::{AsFd, AsRawFd},
     sync::{
         Arc, Mutex,
@@ -21,12 +21,16 @@ use nu_protocol::{Span, Value};
 use super::{
     Applied, SandboxMode, apply_to_current_process,
     protocol::{
-        FromWorker, Line, ToWorker, WorkerRun, WorkerStart, failed_outcome, read_line, write_line,
+        FromWorker, Line, ReadLimit, ToWorker, WorkerRun, WorkerStart, failed_outcome,
+        read_message, write_message,
     },
 };
 use crate::{
     policy::{Approval, ApprovalRequest, Approver},
-    shell::{CancelToken, Diagnostic, Engine, Outcome, Session, SessionSeed},
+    shell::{
+        CancelToken, Diagnostic, Engine, Limits, Outcome, OutputCut, Session, SessionSeed,
+        StopReason, cut_to_fit,
+    },
 };
 
 /// Told the pipeline and the run's opaque policy (the approved steps)
@@ -44,9 +48,14 @@ pub struct WorkerEngine {
 /// the approver forwards questions to the parent.
 pub type EngineBuilder = fn(&serde_json::Value, Arc<dyn Approver>) -> Result<WorkerEngine, String>;
 
-/// Longest line from the parent: a start (the environment, the policy,
-/// carried `$out` values), a run, or a value to add to `$out`.
-const REQUEST_LIMIT: u64 = 64 * 1024 * 1024;
+/// What the worker reads of a message from the parent: a line (a start
+/// with the environment and the policy, a run, a reply) of at most 64 MiB,
+/// and its values (a run's input, `$out`) as they come: they are the
+/// parent's own, already in its memory.
+const REQUEST_LIMIT: ReadLimit = ReadLimit {
+    line: 64 * 1024 * 1024,
+    message: u64::MAX,
+};
 /// How long a worker whose parent is gone waits for its run to stop.
 const ORPHAN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 /// Exit code when the protocol itself could not be set up.
@@ -71,7 +80,7 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
     let output = Arc::new(Mutex::new(output));
     let mut input = BufReader::new(input);
     let fallback_cwd = std::env::current_dir().unwrap_or_default();
-    let start: WorkerStart = match read_line(&mut input, REQUEST_LIMIT) {
+    let start: WorkerStart = match read_message(&mut input, REQUEST_LIMIT) {
         Line::Message(start) => start,
         Line::Closed => return EXIT_PROTOCOL,
         Line::Invalid(why) => {
@@ -112,7 +121,7 @@ pub fn worker_main(build_engine: EngineBuilder) -> i32 {
     };
     forbid_inspection();
     if let Ok(mut out) = output.lock()
-        && write_line(&mut *out, &FromWorker::Started(applied)).is_err()
+        && write_message(&mut *out, FromWorker::Started(applied)).is_err()
     {
         return EXIT_PROTOCOL;
     }
@@ -203,7 +212,27 @@ fn serve_run(
     if let Some(input) = &run.input {
         session.set_input(input.clone());
     }
-    session.run_cancellable(&run.source, &run.limits, &cancel)
+    let outcome = session.run_cancellable(&run.source, &run.limits, &cancel);
+    sendable_outcome(outcome, &run.limits)
+}
+
+/// `outcome` with custom values in its value replaced (see [`sendable`]);
+/// the tables they stand for are cut at the output cap like any other.
+fn sendable_outcome(mut outcome: Outcome, limits: &Limits) -> Outcome {
+    if !has_custom(&outcome.value) {
+        return outcome;
+    }
+    let (value, cut) = cut_to_fit(sendable(outcome.value), limits.max_output_bytes);
+    outcome.value = value;
+    if let Some(part) = cut
+        && outcome.stopped.is_none()
+    {
+        outcome.stopped = Some(StopReason::OutputCapped(OutputCut {
+            limit: limits.max_output_bytes,
+            part,
+        }));
+    }
+    outcome
 }
 
 /// Move the protocol off fds 0 and 1: private close-on-exec copies carry
@@ -238,30 +267,23 @@ fn worker_error(message: String) -> Diagnostic {
     Diagnostic::plain("nu_agent::sandbox::worker", message, None)
 }
 
-/// Send the final message. An outcome that cannot be encoded (a value
-/// with no serial form) is replaced by an error saying so.
-fn send_done(output: &Mutex<File>, mut outcome: Outcome) {
-    outcome.value = sendable(outcome.value);
-    let cwd = outcome.cwd.clone();
-    let duration = outcome.duration;
-    let line = serde_json::to_vec(&FromWorker::Done(Box::new(outcome))).or_else(|err| {
-        let error = worker_error(format!(
-            "the result cannot be sent back from the sandbox: {err}"
-        ));
-        serde_json::to_vec(&FromWorker::Done(Box::new(failed_outcome(
-            cwd, error, duration,
-        ))))
-    });
-    if let (Ok(mut line), Ok(mut out)) = (line, output.lock()) {
-        line.push(b'\n');
-        let _ = out.write_all(&line).and_then(|()| out.flush());
+/// Send the final message, its values after its line, while no question
+/// can come between them. A value that cannot be encoded arrives as an
+/// error value (see [`super::values`]).
+fn send_done(output: &Mutex<File>, outcome: Outcome) {
+    if let Ok(mut out) = output.lock() {
+        let _ = write_message(&mut *out, FromWorker::Done(Box::new(outcome)));
     }
 }
 
 /// `value` with every custom value (a SQLite database, a lazy query)
 /// replaced by its base value, the table it stands for: a custom value
-/// has no serial form the parent can read back.
+/// has no serial form the parent can read back. A value without one is
+/// left as it is (not copied).
 fn sendable(value: Value) -> Value {
+    if !has_custom(&value) {
+        return value;
+    }
     let span = value.span();
     match value {
         Value::Custom { val, .. } => match val.to_base_value(span) {
@@ -281,6 +303,15 @@ fn sendable(value: Value) -> Value {
             span,
         ),
         other => other,
+    }
+}
+
+fn has_custom(value: &Value) -> bool {
+    match value {
+        Value::Custom { .. } => true,
+        Value::List { vals, .. } => vals.iter().any(has_custom),
+        Value::Record { val, .. } => val.values().any(has_custom),
+        _ => false,
     }
 }
 
@@ -347,7 +378,7 @@ fn read_lines(
     replies: &Sender<Reply>,
 ) {
     loop {
-        let reply = match read_line::<ToWorker>(input, REQUEST_LIMIT) {
+        let reply = match read_message::<ToWorker>(input, REQUEST_LIMIT) {
             Line::Message(ToWorker::Run(run)) => {
                 let _ = commands.send(Command::Run(run));
                 continue;
@@ -406,7 +437,7 @@ impl ChannelApprover {
         let id = random_id();
         {
             let mut out = self.output.lock().ok()?;
-            write_line(&mut *out, &question(id)).ok()?;
+            write_message(&mut *out, question(id)).ok()?;
         }
         loop {
             match replies.recv().ok()? {

@@ -3,12 +3,12 @@
 //! nu's table, JSON or the model's rendering; the exit code says how it
 //! ended.
 
-use std::{io::Write, process::ExitCode};
+use std::{borrow::Cow, io::Write, process::ExitCode};
 
 use agent_core::{
     observe::{Budget, render_outcome},
     policy::{DENIED_CODE, Layers, NOBODY_TO_ASK_HELP, Policy, PolicyShell, ShellOptions},
-    shell::{Limits, SessionSeed, StopReason, humanize_bytes},
+    shell::{Limits, SessionSeed, StopReason},
 };
 use nu_protocol::Value;
 
@@ -84,10 +84,13 @@ pub fn run(
             eprintln!("nu-agent: {NOBODY_TO_ASK_HELP}");
         }
     } else {
-        let text = if output.json {
-            session.pipe_value(outcome.value.clone(), "to json --indent 2")
-        } else {
-            render_for_terminal(session, &outcome.value)
+        // Text is written as it is, not copied (it may be as big as the cap).
+        let text = match &outcome.value {
+            Value::String { val, .. } if !output.json => Ok(Cow::Borrowed(val.as_str())),
+            value if output.json => session
+                .pipe_value(value.clone(), "to json --indent 2")
+                .map(Cow::Owned),
+            value => render_for_terminal(session, value).map(Cow::Owned),
         };
         match text {
             Ok(text) => {
@@ -106,18 +109,20 @@ pub fn run(
         eprint!("{val}");
     }
     match &outcome.stopped {
-        Some(StopReason::OutputCapped(bytes)) => eprintln!(
-            "nu-agent: output cut at {}; raise it with --max-output",
-            humanize_bytes(*bytes)
-        ),
+        Some(StopReason::OutputCapped(cut)) => eprintln!("nu-agent: warning: {}", cut.warning()),
         Some(stopped) => eprintln!("nu-agent: {stopped}"),
         None => {}
     }
     exit_code(&outcome.stopped, outcome.error.is_some(), outcome.exit_code)
 }
 
+/// The exit code: 124 after the time limit, 130 after Ctrl+C, 1 after a
+/// crash; 0 for a run cut at the output cap (the part that fits is its
+/// output, whatever the processes the cut killed said); else the failing
+/// external's code, 1 after an error, 0.
 fn exit_code(stopped: &Option<StopReason>, failed: bool, external: Option<i32>) -> ExitCode {
     match stopped {
+        Some(StopReason::OutputCapped(_)) if !failed => return ExitCode::SUCCESS,
         Some(StopReason::TimedOut(_)) => return ExitCode::from(EXIT_TIMED_OUT),
         Some(StopReason::Cancelled) => return ExitCode::from(EXIT_INTERRUPTED),
         Some(StopReason::Panicked(_) | StopReason::Abandoned) => {
