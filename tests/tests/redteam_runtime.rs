@@ -370,6 +370,9 @@ enum Refusal {
     GuardBlock,
     /// `nu_agent::policy::denied`: a confirmation nobody approved.
     Denied,
+    /// The program is not on this machine: an error before any question
+    /// (or nu's own, when it ran), so nothing ran.
+    NotHere,
     /// The kernel refused (Landlock, seccomp): the OS sandbox.
     Sandbox,
     /// No refusal the harness recognises.
@@ -382,6 +385,7 @@ impl fmt::Display for Refusal {
             Refusal::StaticBlock => "static block",
             Refusal::GuardBlock => "guard block",
             Refusal::Denied => "denied",
+            Refusal::NotHere => "program not here",
             Refusal::Sandbox => "OS sandbox",
             Refusal::Other => "other",
         })
@@ -398,6 +402,8 @@ fn refusal(stderr: &str) -> Refusal {
         }
     } else if stderr.contains(DENIED_CODE) {
         Refusal::Denied
+    } else if stderr.contains("nu::shell::external_command") && stderr.contains("not found") {
+        Refusal::NotHere
     } else if OS_DENIALS.iter().any(|needle| lower.contains(needle))
         || curl_found_no_network(&lower)
     {
@@ -513,7 +519,9 @@ fn run_block_case(case: &'static Case, pass: LayerOff) -> LayerResult {
         Refusal::Denied => {
             problems.push("denied as a confirmation although --yes was given".into());
         }
-        Refusal::Other => problems.push("no policy block and no sandbox denial".into()),
+        Refusal::NotHere | Refusal::Other => {
+            problems.push("no policy block and no sandbox denial".into());
+        }
     }
     problems.extend(world.damage());
     LayerResult {
@@ -560,7 +568,7 @@ fn every_block_case_stays_blocked_with_each_layer_off() {
             count(Refusal::StaticBlock),
             count(Refusal::GuardBlock),
             count(Refusal::Sandbox),
-            count(Refusal::Other) + count(Refusal::Denied),
+            count(Refusal::Other) + count(Refusal::Denied) + count(Refusal::NotHere),
             of_pass.iter().filter(|r| !r.problems.is_empty()).count()
         );
     }
@@ -574,7 +582,12 @@ fn every_block_case_stays_blocked_with_each_layer_off() {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        for refusal in [Refusal::Sandbox, Refusal::Other, Refusal::Denied] {
+        for refusal in [
+            Refusal::Sandbox,
+            Refusal::Other,
+            Refusal::Denied,
+            Refusal::NotHere,
+        ] {
             let list = ids(refusal);
             if !list.is_empty() {
                 println!("{} off, refused by {refusal}: {list}", pass.layer());
@@ -641,7 +654,9 @@ fn not_denied(cases: &[&'static Case], extra: &[&str]) -> Vec<String> {
         if !ran.failed() {
             problems.push("the run succeeded".to_string());
         }
-        if refusal(&ran.stderr) != Refusal::Denied {
+        // A program this machine lacks is an error before any question:
+        // as safe as a denial, and which one depends on the machine.
+        if !matches!(refusal(&ran.stderr), Refusal::Denied | Refusal::NotHere) {
             problems.push(format!("not denied (refused by: {})", refusal(&ran.stderr)));
         }
         problems.extend(world.damage());
