@@ -252,7 +252,12 @@ async def job(args):
         result = summary(await session.call_tool("job_result", {"id": job_id, "wait": 60}))
         resource = await session.read_resource(f"nu-agent://job/{job_id}/result")
         missing = summary(await session.call_tool("job_status", {"id": 999999}))
+        long = summary(await session.call_tool("job_run", {"pipeline": "sleep 30sec; 1"}))
+        long_id = long["structured"]["id"]
+        await session.call_tool("job_cancel", {"id": long_id})
+        cancelled = summary(await session.call_tool("job_result", {"id": long_id, "wait": 60}))
         return {
+            "cancelled": cancelled,
             "id": job_id,
             "started": started,
             "status": status,

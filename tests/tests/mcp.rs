@@ -444,6 +444,9 @@ fn a_job_runs_in_the_background_and_gives_its_result() {
     );
     assert_eq!(found["resource"], json!({"answer": 42}));
     assert!(is_error(&found["missing"]));
+    // A job that did not complete has no result: an error naming its status.
+    assert!(is_error(&found["cancelled"]), "{}", found["cancelled"]);
+    assert_eq!(found["cancelled"]["structured"]["status"], "cancelled");
     // The record is the plugin's: `nu-agent job` (like `agent job list`
     // in nu) reads it from the same state dir.
     let out = Command::new(workspace_binary("nu-agent"))

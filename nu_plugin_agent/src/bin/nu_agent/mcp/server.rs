@@ -348,12 +348,16 @@ fn job_result(
         ));
     }
     let value = jobs.result(id)?;
+    // Only a completed job has a result: a failed, cancelled or timed-out
+    // one is an error that says so, whatever value it left.
+    let completed = record.status == agent_core::jobs::JobStatus::Completed;
     let text = match (&value, &record.error) {
         (_, Some(error)) => format!("job {id} {}: {error}", record.status.as_str()),
-        (Some(value), None) => value.to_string(),
-        (None, None) => format!("job {id} {} without a value", record.status.as_str()),
+        (Some(value), None) if completed => value.to_string(),
+        (_, None) if completed => format!("job {id} completed without a value"),
+        (_, None) => format!("job {id} {} and has no result", record.status.as_str()),
     };
-    let mut result = if record.error.is_some() {
+    let mut result = if record.error.is_some() || !completed {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
         CallToolResult::success(vec![ContentBlock::text(text)])
