@@ -15,7 +15,7 @@ use std::{
 
 use nu_engine::CallExt;
 use nu_protocol::{
-    DeclId, PipelineData, ShellError, Signature, Span, Value,
+    DeclId, PipelineData, ShellError, Span, Value,
     engine::{Call, Command, CommandType, EngineState, Stack},
     ir,
     shell_error::generic::GenericError,
@@ -625,41 +625,7 @@ struct Guard {
 }
 
 impl Command for Guard {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn signature(&self) -> Signature {
-        self.inner.signature()
-    }
-
-    fn description(&self) -> &str {
-        self.inner.description()
-    }
-
-    fn extra_description(&self) -> &str {
-        self.inner.extra_description()
-    }
-
-    fn search_terms(&self) -> Vec<&str> {
-        self.inner.search_terms()
-    }
-
-    fn examples(&self) -> Vec<nu_protocol::Example<'_>> {
-        self.inner.examples()
-    }
-
-    fn command_type(&self) -> CommandType {
-        CommandType::Builtin
-    }
-
-    fn pipe_redirection(&self) -> (Option<nu_protocol::OutDest>, Option<nu_protocol::OutDest>) {
-        self.inner.pipe_redirection()
-    }
-
-    fn requires_ast_for_arguments(&self) -> bool {
-        self.inner.requires_ast_for_arguments()
-    }
+    crate::shell::forward_to_inner!();
 
     fn run(
         &self,

@@ -11,8 +11,8 @@ use std::{
 };
 
 use nu_protocol::{
-    PipelineData, ShellError, Signature, Value,
-    engine::{Call, Command, CommandType, EngineState, Stack},
+    PipelineData, ShellError, Value,
+    engine::{Call, Command, EngineState, Stack},
 };
 
 use super::print::PrintSink;
@@ -31,41 +31,7 @@ impl Utf8Glob {
 }
 
 impl Command for Utf8Glob {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn signature(&self) -> Signature {
-        self.inner.signature()
-    }
-
-    fn description(&self) -> &str {
-        self.inner.description()
-    }
-
-    fn extra_description(&self) -> &str {
-        self.inner.extra_description()
-    }
-
-    fn search_terms(&self) -> Vec<&str> {
-        self.inner.search_terms()
-    }
-
-    fn examples(&self) -> Vec<nu_protocol::Example<'_>> {
-        self.inner.examples()
-    }
-
-    fn command_type(&self) -> CommandType {
-        CommandType::Builtin
-    }
-
-    fn pipe_redirection(&self) -> (Option<nu_protocol::OutDest>, Option<nu_protocol::OutDest>) {
-        self.inner.pipe_redirection()
-    }
-
-    fn requires_ast_for_arguments(&self) -> bool {
-        self.inner.requires_ast_for_arguments()
-    }
+    crate::shell::forward_to_inner!();
 
     fn run(
         &self,

@@ -8,6 +8,51 @@
 //! the full value, the cwd after, an external's exit code, a structured
 //! [`Diagnostic`] on error, and why it stopped early if it did.
 
+/// The `Command` methods of a wrapper around another builtin (its field
+/// `inner`) that say what the command is: all but `run`, forwarded to
+/// `inner`, with the wrapper always a builtin (nu runs only builtins
+/// in-process with the caller's stack).
+macro_rules! forward_to_inner {
+    () => {
+        fn name(&self) -> &str {
+            self.inner.name()
+        }
+
+        fn signature(&self) -> nu_protocol::Signature {
+            self.inner.signature()
+        }
+
+        fn description(&self) -> &str {
+            self.inner.description()
+        }
+
+        fn extra_description(&self) -> &str {
+            self.inner.extra_description()
+        }
+
+        fn search_terms(&self) -> Vec<&str> {
+            self.inner.search_terms()
+        }
+
+        fn examples(&self) -> Vec<nu_protocol::Example<'_>> {
+            self.inner.examples()
+        }
+
+        fn command_type(&self) -> nu_protocol::engine::CommandType {
+            nu_protocol::engine::CommandType::Builtin
+        }
+
+        fn pipe_redirection(&self) -> (Option<nu_protocol::OutDest>, Option<nu_protocol::OutDest>) {
+            self.inner.pipe_redirection()
+        }
+
+        fn requires_ast_for_arguments(&self) -> bool {
+            self.inner.requires_ast_for_arguments()
+        }
+    };
+}
+pub(crate) use forward_to_inner;
+
 mod cancel;
 mod cap;
 mod collect;
