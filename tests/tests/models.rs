@@ -508,7 +508,8 @@ fn nu_agent_model_list_prints_json() {
 }
 
 /// With no model named and the machine's default not pulled, both front
-/// ends use the smallest pulled model and `model info` says why.
+/// ends use a pulled model (here only the test model) and `model info`
+/// says why.
 #[test]
 fn model_info_says_why_the_default_was_chosen() {
     let (dir, cache, work) = cache_with_test_model();
@@ -528,7 +529,9 @@ fn model_info_says_why_the_default_was_chosen() {
     let why = info["chosen_because"].as_str().unwrap();
     assert!(why.contains(" cores, "), "{why}");
     assert!(
-        why.contains("which is not pulled; using the smallest pulled model, smollm2-135m"),
+        why.contains(
+            "which is not pulled; using the pulled model smollm2-135m (only test models fit)"
+        ),
         "{why}"
     );
 

@@ -214,22 +214,23 @@ impl Catalog {
 impl Catalog {
     /// The model used when none is named: the machine's default
     /// ([`Catalog::default_for`]) when it is pulled or nothing is; else the
-    /// smallest model in `pulled` (the one most likely to run well where
-    /// the default was not fetched), with the reason saying so.
+    /// first pulled model in [`Catalog::stand_in_order`], with the reason
+    /// saying so.
     pub fn choose_default(&self, machine: &Machine, pulled: &[PulledModel]) -> DefaultChoice {
         let entry = self.default_for(machine);
         let facts = machine.describe();
         let is_default = |p: &PulledModel| p.name.eq_ignore_ascii_case(&entry.name);
-        let stand_in = pulled
-            .iter()
-            .filter(|p| p.size > 0)
-            .min_by(|a, b| a.size.cmp(&b.size).then_with(|| a.name.cmp(&b.name)));
-        match stand_in {
-            Some(smallest) if !pulled.iter().any(is_default) => DefaultChoice {
-                model: smallest.reference.clone(),
+        let mut candidates: Vec<PulledModel> = pulled.to_vec();
+        self.stand_in_order(machine, &mut candidates);
+        match candidates.first() {
+            Some(stand_in) if !pulled.iter().any(is_default) => DefaultChoice {
+                model: stand_in.reference.clone(),
                 reason: format!(
-                    "{facts}: {}, which is not pulled; using the smallest pulled model, {} (`agent model pull {}` fetches the default)",
-                    entry.name, smallest.name, entry.name
+                    "{facts}: {}, which is not pulled; using the pulled model {} ({}) (`agent model pull {}` fetches the default)",
+                    entry.name,
+                    stand_in.name,
+                    self.why_stand_in(machine, stand_in),
+                    entry.name
                 ),
                 stand_in: true,
             },
@@ -238,6 +239,50 @@ impl Catalog {
                 reason: format!("{facts}: {}", entry.name),
                 stand_in: false,
             },
+        }
+    }
+
+    /// `pulled` in the order they may stand in for the machine's default,
+    /// empty files left out: those within half the machine's RAM first;
+    /// among them the models the catalog does not mark as test models (a
+    /// test model says little of use); among those the largest that runs
+    /// at a usable speed here ([`Catalog::fits`]), then the smallest of
+    /// the slower ones.
+    pub fn stand_in_order(&self, machine: &Machine, pulled: &mut Vec<PulledModel>) {
+        pulled.retain(|p| p.size > 0);
+        let key = |p: &PulledModel| {
+            let in_ram = machine.ram_bytes == 0 || p.size <= machine.ram_bytes / 2;
+            let fits = self.fits(machine, p);
+            let size = if fits { u64::MAX - p.size } else { p.size };
+            (!in_ram, self.is_test_model(p), !fits, size)
+        };
+        pulled.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.name.cmp(&b.name)));
+    }
+
+    /// Whether `pulled` fits `machine`: within half its RAM (when known),
+    /// and at most half again the size of the machine's default, which the
+    /// catalog picks by what runs at a usable speed there.
+    pub fn fits(&self, machine: &Machine, pulled: &PulledModel) -> bool {
+        let in_ram = machine.ram_bytes == 0 || pulled.size <= machine.ram_bytes / 2;
+        let speed = self
+            .default_for(machine)
+            .size_bytes
+            .is_none_or(|default| pulled.size <= default.saturating_add(default / 2));
+        in_ram && speed
+    }
+
+    /// Whether the catalog marks `pulled` as a test model.
+    fn is_test_model(&self, pulled: &PulledModel) -> bool {
+        self.get(&pulled.name)
+            .is_some_and(|entry| entry.purpose == Purpose::Test)
+    }
+
+    /// Why `stand_in` was taken, for the reason.
+    fn why_stand_in(&self, machine: &Machine, stand_in: &PulledModel) -> &'static str {
+        match (self.is_test_model(stand_in), self.fits(machine, stand_in)) {
+            (false, true) => "the largest pulled model that fits this machine",
+            (false, false) => "no larger pulled model fits this machine better",
+            (true, _) => "only test models fit",
         }
     }
 }
@@ -498,23 +543,54 @@ mod tests {
             (choice.model.as_str(), choice.stand_in),
             ("qwen3-1.7b", false)
         );
-        // It is not: the smallest pulled model, and the reason names both.
+        // It is not: a model that is not a test model stands in, the
+        // largest that fits, and the reason names both.
         let here = [
-            pulled("qwen3-4b", 2_497_280_736),
             pulled("smollm2-135m", 98_362_432),
             pulled("gemma3-270m", 253_113_024),
+            pulled("qwen2.5-coder-1.5b-instruct-q4_k_m", 1_117_320_768),
+            pulled("qwen2.5-coder-0.5b-instruct-q4_k_m", 491_400_064),
         ];
         let choice = catalog.choose_default(&small, &here);
-        assert_eq!(choice.model, "smollm2-135m");
+        assert_eq!(choice.model, "qwen2.5-coder-1.5b-instruct-q4_k_m");
         assert!(choice.stand_in);
         assert!(
             choice.reason.contains(
-                "qwen3-1.7b, which is not pulled; using the smallest pulled model, smollm2-135m"
+                "qwen3-1.7b, which is not pulled; using the pulled model qwen2.5-coder-1.5b-instruct-q4_k_m (the largest pulled model that fits this machine)"
             ),
             "{}",
             choice.reason
         );
         assert!(choice.reason.starts_with("2 cores, 25 GiB of RAM, no GPU"));
+        // Larger than runs well here: taken only over test models.
+        let here = [
+            pulled("qwen3-4b", 2_497_280_736),
+            pulled("smollm2-135m", 98_362_432),
+        ];
+        let choice = catalog.choose_default(&small, &here);
+        assert_eq!(choice.model, "qwen3-4b");
+        // Only test models: the largest of them.
+        let here = [
+            pulled("smollm2-135m", 98_362_432),
+            pulled("gemma3-270m", 253_113_024),
+        ];
+        let choice = catalog.choose_default(&small, &here);
+        assert_eq!(choice.model, "gemma3-270m");
+        assert!(
+            choice.reason.contains("(only test models fit)"),
+            "{}",
+            choice.reason
+        );
+        // Nothing beyond half the RAM, whatever else is pulled.
+        let tiny_ram = machine(2, 4 * GIB, false);
+        let here = [
+            pulled("qwen3-4b", 2_497_280_736),
+            pulled("smollm2-135m", 98_362_432),
+        ];
+        assert_eq!(
+            catalog.choose_default(&tiny_ram, &here).model,
+            "smollm2-135m"
+        );
         // A file outside the catalog counts too, resolved by its path.
         let mine = PulledModel {
             name: "tiny".into(),
@@ -522,7 +598,7 @@ mod tests {
             size: 10,
             path: "/models/tiny.gguf".into(),
         };
-        let choice = catalog.choose_default(&small, &[here[0].clone(), mine]);
+        let choice = catalog.choose_default(&small, &[pulled("smollm2-135m", 98_362_432), mine]);
         assert_eq!(choice.model, "/models/tiny.gguf");
         // Empty files are not models.
         let choice = catalog.choose_default(&small, &[pulled("empty", 0)]);

@@ -322,7 +322,7 @@ impl ModelSettings {
 
     /// Which local model is used and why: the model `agent model use`
     /// chose, `NU_AGENT_MODEL`, `name`, else the default for this machine,
-    /// or the smallest pulled model when that default is not pulled
+    /// or a pulled model standing in when that default is not pulled
     /// ([`Catalog::choose_default`]).
     pub fn model_choice(&self, lookup: EnvLookup, catalog: &Catalog) -> DefaultChoice {
         let named = |model: String, reason: &str| DefaultChoice {
@@ -351,7 +351,7 @@ impl ModelSettings {
             .model_dir(lookup)
             .map(|dir| dir.pulled(catalog))
             .unwrap_or_default();
-        keep_loadable_stand_in(&mut pulled, catalog.default_for(&machine));
+        keep_loadable_stand_in(&mut pulled, catalog, &machine);
         catalog.choose_default(&machine, &pulled)
     }
 
@@ -672,23 +672,24 @@ fn dirs(key: &str, value: &Value) -> Result<Vec<String>, ConfigError> {
         .collect()
 }
 
-/// When the machine's default is not pulled, the smallest pulled file
-/// stands in for it: drop those whose GGUF header does not read (a stray
-/// corrupt file), smallest first, until one does — one header read in the
-/// usual case, none when the default is pulled.
-fn keep_loadable_stand_in(pulled: &mut Vec<PulledModel>, default: &Entry) {
+/// When the machine's default is not pulled, a pulled file stands in for
+/// it ([`Catalog::stand_in_order`]): drop those whose GGUF header does not
+/// read (a stray corrupt file), in that order, until one does — one header
+/// read in the usual case, none when the default is pulled.
+fn keep_loadable_stand_in(pulled: &mut Vec<PulledModel>, catalog: &Catalog, machine: &Machine) {
+    let default = catalog.default_for(machine);
     if pulled
         .iter()
         .any(|p| p.name.eq_ignore_ascii_case(&default.name))
     {
         return;
     }
-    pulled.sort_by(|a, b| a.size.cmp(&b.size).then_with(|| a.name.cmp(&b.name)));
-    while let Some(first) = pulled.iter().position(|p| p.size > 0) {
-        if GgufInfo::read(&pulled[first].path).is_ok() {
+    catalog.stand_in_order(machine, pulled);
+    while let Some(first) = pulled.first() {
+        if GgufInfo::read(&first.path).is_ok() {
             return;
         }
-        pulled.remove(first);
+        pulled.remove(0);
     }
 }
 
@@ -1100,7 +1101,8 @@ mod tests {
             "{message}"
         );
         // No name, the default not pulled but other files here: the
-        // smallest of them (in the model directory and `dirs`), with a note.
+        // largest of them that fits (in the model directory and `dirs`),
+        // with a note.
         std::fs::write(extra.join("Other.gguf"), gguf(64)).unwrap();
         let default = ModelSettings::default_entry(&catalog);
         let unnamed = ModelSettings {
@@ -1108,11 +1110,11 @@ mod tests {
             ..settings.clone()
         };
         let config = unnamed.local_config(&lookup, &catalog).unwrap();
-        assert_eq!(config.load.path, cache.join("models/Mine.Q8_0.gguf"));
+        assert_eq!(config.load.path, extra.join("Other.gguf"));
         let note = unnamed.stand_in_note(&lookup, &catalog).unwrap();
         assert!(
             note.contains(&format!(
-                "{}, which is not pulled; using the smallest pulled model, Mine.Q8_0",
+                "{}, which is not pulled; using the pulled model Other (the largest pulled model that fits this machine)",
                 default.name
             )),
             "{note}"
