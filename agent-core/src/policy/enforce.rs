@@ -520,7 +520,12 @@ impl PolicyShell {
     /// The engine's error for the first program, named without a path,
     /// that a step the policy would ask about calls and that is not on
     /// PATH (`lss -la`): asking about a step that can only fail is no use.
-    fn program_not_found(&self, plan: &Plan, decision: &Decision) -> Option<Diagnostic> {
+    fn program_not_found(
+        &self,
+        pipeline: &str,
+        plan: &Plan,
+        decision: &Decision,
+    ) -> Option<Diagnostic> {
         let asked = Plan {
             steps: plan
                 .steps
@@ -540,6 +545,7 @@ impl PolicyShell {
             self.session.engine_state(),
             &self.cwd(),
             name,
+            pipeline,
         ))
     }
 
@@ -654,7 +660,7 @@ impl PolicyShell {
             decision.verdict = Verdict::Allow;
         }
         if decision.verdict == Verdict::Confirm
-            && let Some(diagnostic) = self.program_not_found(&plan, &decision)
+            && let Some(diagnostic) = self.program_not_found(pipeline, &plan, &decision)
         {
             // It could only fail: an error, not a question.
             return self.not_run(pipeline, decision, diagnostic);
