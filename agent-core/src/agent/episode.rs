@@ -1804,7 +1804,7 @@ impl Agent {
         let finds = |program: &str| self.shell.finds_program(program);
         let unknown = plan
             .as_ref()
-            .map(|plan| crate::policy::unknown_programs(plan, finds))
+            .map(|plan| crate::policy::unknown_programs(&plan.steps, finds))
             .unwrap_or_default();
         let engine = self.shell.session().engine_state();
         // `^sys cpu` with no program `sys` here: the command `sys cpu`.
@@ -1840,9 +1840,9 @@ impl Agent {
             .map(|nu| near_nushell::as_nushell(&nu, true).map_or(nu, |(fixed, _)| fixed))
             .and_then(|nu| {
                 let (plan, decision) = self.shell.check(&nu);
-                let runs = plan
-                    .is_some_and(|plan| crate::policy::unknown_programs(&plan, finds).is_empty())
-                    && decision.verdict == Verdict::Allow;
+                let runs = plan.is_some_and(|plan| {
+                    crate::policy::unknown_programs(&plan.steps, finds).is_empty()
+                }) && decision.verdict == Verdict::Allow;
                 runs.then_some((nu, decision))
             });
         if let Some((nu, decision)) = nushell {
@@ -1962,7 +1962,7 @@ impl Agent {
         let finds = |program: &str| self.shell.finds_program(program);
         let unknown = plan
             .as_ref()
-            .is_some_and(|plan| !crate::policy::unknown_programs(plan, finds).is_empty());
+            .is_some_and(|plan| !crate::policy::unknown_programs(&plan.steps, finds).is_empty());
         if plan.is_some() && !unknown {
             return None;
         }

@@ -251,10 +251,9 @@ impl Catalog {
     pub fn stand_in_order(&self, machine: &Machine, pulled: &mut Vec<PulledModel>) {
         pulled.retain(|p| p.size > 0);
         let key = |p: &PulledModel| {
-            let in_ram = machine.ram_bytes == 0 || p.size <= machine.ram_bytes / 2;
             let fits = self.fits(machine, p);
             let size = if fits { u64::MAX - p.size } else { p.size };
-            (!in_ram, self.is_test_model(p), !fits, size)
+            (!in_ram(machine, p), self.is_test_model(p), !fits, size)
         };
         pulled.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.name.cmp(&b.name)));
     }
@@ -263,12 +262,11 @@ impl Catalog {
     /// and at most half again the size of the machine's default, which the
     /// catalog picks by what runs at a usable speed there.
     pub fn fits(&self, machine: &Machine, pulled: &PulledModel) -> bool {
-        let in_ram = machine.ram_bytes == 0 || pulled.size <= machine.ram_bytes / 2;
         let speed = self
             .default_for(machine)
             .size_bytes
             .is_none_or(|default| pulled.size <= default.saturating_add(default / 2));
-        in_ram && speed
+        in_ram(machine, pulled) && speed
     }
 
     /// Whether the catalog marks `pulled` as a test model.
@@ -285,6 +283,11 @@ impl Catalog {
             (true, _) => "only test models fit",
         }
     }
+}
+
+/// Whether `pulled` takes at most half of `machine`'s RAM (when known).
+fn in_ram(machine: &Machine, pulled: &PulledModel) -> bool {
+    machine.ram_bytes == 0 || pulled.size <= machine.ram_bytes / 2
 }
 
 /// The built-in default, for a catalog someone emptied.

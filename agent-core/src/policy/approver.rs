@@ -89,25 +89,21 @@ impl NonInteractive {
     /// `mkdir *` does not cover a `rm` chained after a `mkdir`; a request
     /// that names no step is covered by no pattern.
     fn pre_approved(&self, request: &ApprovalRequest) -> bool {
-        if self.yes {
-            return true;
-        }
-        let patterns = self.patterns();
-        !request.steps.is_empty()
-            && request
-                .steps
-                .iter()
-                .all(|step| patterns.iter().any(|pattern| pattern.matches(step)))
+        self.yes || (!request.steps.is_empty() && self.uncovered(request).is_empty())
     }
-}
 
-impl NonInteractive {
-    /// The `--approve` patterns that parse (the front ends refuse the
-    /// others before anything runs).
-    fn patterns(&self) -> Vec<Pattern> {
-        self.approve
+    /// The steps of `request` that no `--approve` pattern matches (the
+    /// front ends refuse patterns that do not parse before anything runs).
+    fn uncovered<'a>(&self, request: &'a ApprovalRequest) -> Vec<&'a String> {
+        let patterns: Vec<Pattern> = self
+            .approve
             .iter()
             .filter_map(|glob| Pattern::new(glob).ok())
+            .collect();
+        request
+            .steps
+            .iter()
+            .filter(|step| !patterns.iter().any(|pattern| pattern.matches(step)))
             .collect()
     }
 }
@@ -125,12 +121,7 @@ impl Approver for NonInteractive {
         if self.yes || self.approve.is_empty() {
             return None;
         }
-        let patterns = self.patterns();
-        let uncovered: Vec<&String> = request
-            .steps
-            .iter()
-            .filter(|step| !patterns.iter().any(|pattern| pattern.matches(step)))
-            .collect();
+        let uncovered = self.uncovered(request);
         let first = uncovered.first()?;
         let quoted = |items: &mut dyn Iterator<Item = &String>| {
             items

@@ -526,17 +526,13 @@ impl PolicyShell {
         plan: &Plan,
         decision: &Decision,
     ) -> Option<Diagnostic> {
-        let asked = Plan {
-            steps: plan
-                .steps
-                .iter()
-                .zip(&decision.rows)
-                .filter(|(_, row)| row.verdict == Verdict::Confirm)
-                .map(|(step, _)| step.clone())
-                .collect(),
-            reads_env: plan.reads_env,
-        };
-        let unknown = super::unknown_programs(&asked, |program| self.finds_program(program));
+        let asked = plan
+            .steps
+            .iter()
+            .zip(&decision.rows)
+            .filter(|(_, row)| row.verdict == Verdict::Confirm)
+            .map(|(step, _)| step);
+        let unknown = super::unknown_programs(asked, |program| self.finds_program(program));
         // A path is left to run: an earlier statement may make it
         // (`save run.sh; chmod +x run.sh; ^./run.sh`), and a wrapper's
         // argument taken for its program (`sudo -S out.txt`) is one.

@@ -7,18 +7,21 @@ use std::path::Path;
 
 use nu_protocol::{ShellError, Span, engine::EngineState};
 
-use super::Plan;
+use super::Step;
 use crate::shell::{Diagnostic, DiagnosticLabel};
 
 /// nu's code for a program that cannot be found.
 pub const NOT_FOUND_CODE: &str = "nu::shell::external_command";
 
-/// The external programs `plan` calls that `finds_program` cannot find
-/// (each once, in order). Dynamic heads (`^$x`) and names with characters
+/// The external programs that `steps` call and `finds_program` cannot
+/// find (each once, in order). Dynamic heads (`^$x`) and names with characters
 /// no program name has are left to the policy.
-pub fn unknown_programs(plan: &Plan, finds_program: impl Fn(&str) -> bool) -> Vec<String> {
+pub fn unknown_programs<'a>(
+    steps: impl IntoIterator<Item = &'a Step>,
+    finds_program: impl Fn(&str) -> bool,
+) -> Vec<String> {
     let mut unknown: Vec<String> = Vec::new();
-    for step in &plan.steps {
+    for step in steps {
         let Some(program) = step.name.strip_prefix('^') else {
             continue;
         };
@@ -80,25 +83,19 @@ fn word_place(text: &str, word: &str) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        policy::{Category, Step},
-        shell::Engine,
-    };
+    use crate::{policy::Category, shell::Engine};
 
     #[test]
     fn invented_names_are_found_once_each_in_order() {
-        let plan = Plan {
-            steps: vec![
-                Step::new("open", "open f.csv", Category::Read),
-                Step::new("^count", "^count", Category::Exec),
-                Step::new("^grep", "^grep x", Category::Exec),
-                Step::new("^frobnicate", "^frobnicate", Category::Exec),
-                Step::new("^count", "^count", Category::Exec),
-                Step::new("^$x", "^$x", Category::Exec),
-            ],
-            reads_env: false,
-        };
-        let unknown = unknown_programs(&plan, |p| p == "grep");
+        let steps = vec![
+            Step::new("open", "open f.csv", Category::Read),
+            Step::new("^count", "^count", Category::Exec),
+            Step::new("^grep", "^grep x", Category::Exec),
+            Step::new("^frobnicate", "^frobnicate", Category::Exec),
+            Step::new("^count", "^count", Category::Exec),
+            Step::new("^$x", "^$x", Category::Exec),
+        ];
+        let unknown = unknown_programs(&steps, |p| p == "grep");
         assert_eq!(unknown, vec!["count".to_string(), "frobnicate".into()]);
     }
 

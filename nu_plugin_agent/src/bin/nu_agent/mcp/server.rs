@@ -347,17 +347,19 @@ fn job_result(
             record.status.as_str()
         ));
     }
-    let value = jobs.result(id)?;
     // Only a completed job has a result: a failed, cancelled or timed-out
     // one is an error that says so, whatever value it left.
-    let completed = record.status == agent_core::jobs::JobStatus::Completed;
-    let text = match (&value, &record.error) {
-        (_, Some(error)) => format!("job {id} {}: {error}", record.status.as_str()),
-        (Some(value), None) if completed => value.to_string(),
-        (_, None) if completed => format!("job {id} completed without a value"),
-        (_, None) => format!("job {id} {} and has no result", record.status.as_str()),
+    let why = record.why_no_result();
+    let value = match why {
+        Some(_) => None,
+        None => jobs.result(id)?,
     };
-    let mut result = if record.error.is_some() || !completed {
+    let text = match (&why, &value) {
+        (Some(why), _) => format!("job {id} has no result: {why}"),
+        (None, Some(value)) => value.to_string(),
+        (None, None) => format!("job {id} completed without a value"),
+    };
+    let mut result = if why.is_some() {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
         CallToolResult::success(vec![ContentBlock::text(text)])
