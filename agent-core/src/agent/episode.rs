@@ -18,9 +18,10 @@ use super::{
     bare_input::{self, Feed},
     bash_forms,
     compact::{self, estimate},
-    copied_values, data_shape, echo, emptied, grounding, home_directory, named_files, near_nushell,
-    prompt, repair, repository, reuse, scope,
+    copied_values, data_shape, echo, emptied, engine_docs, grounding, home_directory, named_files,
+    near_nushell, prompt, repair, repository, reuse, scope,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
+    what_is_here,
 };
 use crate::{
     llm::{
@@ -418,7 +419,22 @@ impl Agent {
 
     /// Work on `request` until the model answers or the loop stops.
     pub fn run(&mut self, request: &str, cancel: &CancelToken) -> Ending {
-        let message = self.with_named_files(request, cancel);
+        let mut message = self.with_named_files(request, cancel);
+        if self.options.kind == PromptKind::Task {
+            let notes = [
+                self.options
+                    .on(Lever::EngineDocs)
+                    .then(|| engine_docs::note(self.shell.session().engine_state(), request))
+                    .flatten(),
+                self.options
+                    .on(Lever::WhatIsHere)
+                    .then(|| what_is_here::note(&self.shell.cwd()))
+                    .flatten(),
+            ];
+            for note in notes.into_iter().flatten() {
+                message.push_str(&format!("\n\n{note}"));
+            }
+        }
         self.push(Message::user(message));
         let mut steps = 0;
         let ending = self.steps(request, &mut steps, cancel);

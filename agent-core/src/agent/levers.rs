@@ -46,11 +46,17 @@ pub enum Lever {
     /// Answers are checked before they reach the user: echoes of a message,
     /// a change no step made, a stop left unsaid, facts no result shows.
     AnswerChecks,
+    /// A task's request is told with the working directory's entries, two
+    /// levels deep (see `what_is_here`).
+    WhatIsHere,
+    /// A task's request is told with the engine's commands that fit its
+    /// words best, with their usage and an example (see `engine_docs`).
+    EngineDocs,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 10] = [
+    pub const ALL: [Lever; 12] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -61,6 +67,8 @@ impl Lever {
         Lever::Feed,
         Lever::Scope,
         Lever::AnswerChecks,
+        Lever::WhatIsHere,
+        Lever::EngineDocs,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -76,6 +84,8 @@ impl Lever {
             Lever::Feed => "feed",
             Lever::Scope => "scope",
             Lever::AnswerChecks => "answer-checks",
+            Lever::WhatIsHere => "what-is-here",
+            Lever::EngineDocs => "engine-docs",
         }
     }
 

@@ -18,6 +18,7 @@ mod data_shape;
 mod degenerate;
 mod echo;
 mod emptied;
+mod engine_docs;
 mod episode;
 mod event;
 mod failure;
@@ -35,6 +36,7 @@ mod settings;
 mod suggest;
 mod tools;
 mod transcript;
+mod what_is_here;
 
 pub use background::{BackgroundRunner, HandedOver, JobDone, JobDoneFn};
 pub use compact::{estimate as estimate_tokens, fit as fit_context};

@@ -7,12 +7,14 @@
 //! `tests/eval/README.md` and [`Task`]).
 
 mod fixture;
+mod gold;
 mod outcome;
 mod run;
 mod steps;
 mod task;
 
 pub use fixture::Fixture;
+pub use gold::{Gold, Snapshot};
 pub use outcome::{TaskResult, Totals};
 pub use run::{EvalRun, JobRunnerFactory, SharedBackend, TaskEnv};
 pub use steps::{StepRecord, step_records};

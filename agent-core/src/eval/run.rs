@@ -13,6 +13,7 @@ use std::{
 
 use nu_protocol::{Record, Span, Value};
 
+use super::gold::scratch_dir as gold_scratch;
 use super::{Approve, Fixture, Task, TaskResult, step_records};
 use crate::{
     agent::{
@@ -81,11 +82,22 @@ impl EvalRun {
             ending: "not run".into(),
             ..TaskResult::default()
         };
-        if let Err(reason) = fixture.setup() {
-            result.reason = reason;
-            return result;
-        }
         let work = fixture.work();
+        let built = match &task.gold {
+            Some(gold) => gold.build(&work, &fixture.home()).map(Some),
+            None => fixture.setup().map(|()| None),
+        };
+        let built = match built {
+            Ok(built) => built,
+            Err(reason) => {
+                result.reason = reason;
+                return result;
+            }
+        };
+        let request = match &task.gold {
+            Some(gold) => gold.request(&task.request, &work),
+            None => task.request.clone(),
+        };
         let seed = SessionSeed::new(&work).with_env(fixture.env());
         let approver = Arc::new(match &task.approve {
             Approve::Nothing => NonInteractive::default(),
@@ -154,7 +166,7 @@ impl EvalRun {
         }
         let started = Instant::now();
         let (ending, timed_out) = with_time_limit(cancel, self.task_timeout, |token| {
-            agent.run(&task.request, token)
+            agent.run(&request, token)
         });
         result.seconds = started.elapsed().as_secs_f64();
         let usage = agent.usage();
@@ -197,6 +209,12 @@ impl EvalRun {
                 ),
             ),
         };
+        if let (Some(gold), Some(built)) = (&task.gold, &built) {
+            let said = answer.as_str().unwrap_or_default();
+            let verdict = gold.judge(&gold_scratch(&work), &work, built, said, &data);
+            settle(&mut result, verdict, &error);
+            return result;
+        }
         let path = |p: PathBuf| Value::string(p.display().to_string(), Span::unknown());
         let input = record_of(vec![
             ("answer", answer),
@@ -214,22 +232,28 @@ impl EvalRun {
             ("error", error.clone()),
             ("steps", Value::int(result.turns as i64, Span::unknown())),
         ]);
-        match fixture.check(input) {
-            Ok((success, reason)) => {
-                result.success = success;
-                result.reason = match (success, error.as_str()) {
-                    (false, Ok(stopped)) if reason == "the check returned false" => {
-                        format!("{reason} (the agent stopped: {stopped})")
-                    }
-                    _ => reason,
-                };
-            }
-            Err(message) => {
-                result.reason = format!("check_error: {message}");
-                result.check_error = Some(message);
-            }
-        }
+        settle(&mut result, fixture.check(input), &error);
         result
+    }
+}
+
+/// Put a check's verdict (or its own error) into `result`; `error` is why
+/// the agent stopped, if it did.
+fn settle(result: &mut TaskResult, verdict: Result<(bool, String), String>, error: &Value) {
+    match verdict {
+        Ok((success, reason)) => {
+            result.success = success;
+            result.reason = match (success, error.as_str()) {
+                (false, Ok(stopped)) if reason == "the check returned false" => {
+                    format!("{reason} (the agent stopped: {stopped})")
+                }
+                _ => reason,
+            };
+        }
+        Err(message) => {
+            result.reason = format!("check_error: {message}");
+            result.check_error = Some(message);
+        }
     }
 }
 

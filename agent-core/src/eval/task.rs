@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use nu_protocol::Value;
 
-use super::EvalError;
+use super::{EvalError, Gold};
 
 /// One turn of a transcript, written as the model would reply.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,6 +144,9 @@ pub struct Task {
     pub script: Vec<Turn>,
     /// A transcript the check must reject.
     pub wrong: Option<Vec<Turn>>,
+    /// A reference command the outcome is judged against (instead of a
+    /// `check`), with the bash fixture it was written for.
+    pub gold: Option<Gold>,
 }
 
 /// Keys a task record may have.
@@ -158,6 +161,7 @@ const TASK_KEYS: &[&str] = &[
     "max_steps",
     "script",
     "wrong",
+    "gold",
 ];
 
 impl Task {
@@ -247,10 +251,42 @@ impl Task {
                 )));
             }
         };
+        let gold = match record.get("gold") {
+            None | Some(Value::Nothing { .. }) => None,
+            Some(Value::Record { val, .. }) => {
+                let field = |key: &str| match val.get(key) {
+                    Some(Value::String { val, .. }) if !val.trim().is_empty() => Ok(val.clone()),
+                    _ => Err(fail(format!(
+                        "`gold.{key}` is a non-empty string (gold: {{root, setup or fixture, command}})"
+                    ))),
+                };
+                let setup = match val.get("fixture") {
+                    // A script file beside the task (shared by a benchmark's tasks).
+                    Some(Value::String { val: file, .. }) => {
+                        let at = path.parent().unwrap_or(Path::new(".")).join(file);
+                        std::fs::read_to_string(&at).map_err(|e| {
+                            fail(format!("`gold.fixture`: cannot read {}: {e}", at.display()))
+                        })?
+                    }
+                    _ => field("setup")?,
+                };
+                Some(Gold {
+                    root: field("root")?,
+                    setup,
+                    command: field("command")?,
+                })
+            }
+            Some(other) => {
+                return Err(fail(format!(
+                    "`gold` is a record {{root, setup or fixture, command}}, got {}",
+                    other.get_type()
+                )));
+            }
+        };
         for key in ["setup", "check"] {
             match record.get(key) {
                 Some(Value::Closure { .. }) | Some(Value::String { .. }) => {}
-                None if key == "setup" => {}
+                None if key == "setup" || gold.is_some() => {}
                 Some(other) => {
                     return Err(fail(format!(
                         "`{key}` is a closure (or a string of nu code), got {}",
@@ -273,6 +309,7 @@ impl Task {
             max_steps,
             script: turns("script")?.unwrap_or_default(),
             wrong: turns("wrong")?,
+            gold,
         })
     }
 }

@@ -44,8 +44,8 @@ pub use inventory::{
 };
 pub use local::{
     ChatTemplate, DecodeTiming, LoadSpec, LocalBackend, LocalConfig, ModelHost, PIPELINE_KEYWORDS,
-    RenderedPrompt, Resident, Segment, TemplateError, TurnOptions, head_rules, pipeline_rules,
-    py_json, tagged_call, tool_call_grammar,
+    RenderedPrompt, Resident, Segment, TemplateError, TurnOptions, head_rules, physical_cores,
+    pipeline_rules, py_json, tagged_call, tool_call_grammar,
 };
 pub use model_dir::{ListedModel, ModelDir, ModelDirError};
 pub use openai::{OpenAiBackend, OpenAiConfig};

@@ -21,6 +21,7 @@ pub use generate::{DecodeTiming, TurnOptions};
 pub use grammar::{PIPELINE_KEYWORDS, head_rules, pipeline_rules, tool_call_grammar};
 pub use host::{LoadSpec, ModelHost, Resident};
 pub use template::{ChatTemplate, RenderedPrompt, Segment, TemplateError, py_json, tagged_call};
+pub use threads::physical_cores;
 
 use super::{ChatBackend, ChatEvent, ChatRequest, ChatTurn, LlmError};
 use crate::shell::CancelToken;

@@ -25,7 +25,7 @@ pub(crate) fn for_load(physical: u32, busy: f64) -> u32 {
 
 /// Physical cores among the CPUs this process may use (affinity and
 /// cgroup limits as `available_parallelism` sees them).
-pub(crate) fn physical_cores() -> u32 {
+pub fn physical_cores() -> u32 {
     let logical = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") else {
         return logical;

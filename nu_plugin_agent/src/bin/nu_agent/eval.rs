@@ -98,6 +98,15 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         Some(backend) => backend.lock().map(|b| b.name()).unwrap_or_default(),
         None => "scripted".to_string(),
     };
+    // What a run states so it can be repeated: the model file's sum.
+    let model_file = match &shared {
+        Some(_) => config.model.chosen.as_ref().map(|path| {
+            let sum =
+                agent_core::llm::sha256_of(path).unwrap_or_else(|e| format!("unreadable: {e}"));
+            (path.display().to_string(), sum)
+        }),
+        None => None,
+    };
     config.agent.history = false;
     let mut off = args.without.clone();
     if args.no_pipeline_grammar {
@@ -176,6 +185,16 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         "without": levers.off().iter().map(|lever| lever.name()).collect::<Vec<_>>(),
         "transcript": if args.wrong { "wrong" } else { "script" },
         "skipped": skipped,
+        "threads": config.model.threads,
+        "model_file": model_file.as_ref().map(|(path, _)| path),
+        "model_sha256": model_file.as_ref().map(|(_, sum)| sum),
+        "binary": binary_identity(),
+        "settings": {
+            "temperature": config.model.temperature,
+            "max_tokens": config.model.max_tokens,
+            "context": config.model.context,
+            "max_steps": args.max_steps,
+        },
     });
     print_report(&header, &results, &totals, args.json);
     if cancel.is_cancelled() {
@@ -218,6 +237,13 @@ fn model_backend(
                 .local_config(lookup, &Catalog::builtin())
                 .map_err(|e| e.to_string())?;
             local.turn.grammar = !args.no_grammar;
+            // Greedy output must not move with the machine's load: the
+            // thread count is fixed for the whole run, not chosen per turn.
+            if local.load.threads.is_none() {
+                local.load.threads = Some(agent_core::llm::physical_cores());
+            }
+            config.model.threads = local.load.threads;
+            config.model.chosen = Some(local.load.path.clone());
             let mut backend = LocalBackend::new(local);
             backend.load().map_err(|e| e.to_string())?;
             Ok(Box::new(backend))
@@ -395,4 +421,12 @@ impl Progress {
         }
         eprintln!("{text}");
     }
+}
+
+/// This binary: its version and the SHA-256 of its file.
+fn binary_identity() -> serde_json::Value {
+    let sum = std::env::current_exe()
+        .and_then(|exe| agent_core::llm::sha256_of(&exe))
+        .unwrap_or_else(|e| format!("unreadable: {e}"));
+    serde_json::json!({"version": env!("CARGO_PKG_VERSION"), "sha256": sum})
 }
