@@ -319,7 +319,9 @@ fn has_word(text: &str, word: &str) -> bool {
 fn facts(output: &str) -> Vec<Fact> {
     let mut seen = BTreeSet::new();
     let mut found = Vec::new();
-    for line in output.lines() {
+    let lines: Vec<&str> = output.lines().collect();
+    let skip = usize::from(is_header(&lines));
+    for line in lines.into_iter().skip(skip) {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let kept: Vec<&str> = match tokens.first() {
             Some(first) if is_mode(first) => long_listing(&tokens),
@@ -347,6 +349,23 @@ fn facts(output: &str) -> Vec<Fact> {
         }
     }
     found
+}
+
+/// Whether the first line names the columns of those below it (`df`'s
+/// `Filesystem Size Used …`): words without a digit over rows of as many
+/// fields that hold numbers. Column names are format, not facts.
+fn is_header(lines: &[&str]) -> bool {
+    let fields = |line: &str| line.split_whitespace().count();
+    let Some((first, rows)) = lines.split_first() else {
+        return false;
+    };
+    let width = fields(first);
+    width >= 2
+        && !first.chars().any(|c| c.is_ascii_digit())
+        && !rows.is_empty()
+        && rows
+            .iter()
+            .all(|row| fields(row) >= width && row.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// `ls -l`'s columns that are facts: the size and the name.
@@ -598,6 +617,18 @@ mod tests {
         std::fs::remove_file(work.join("b.txt")).unwrap();
         let (ok, why) = judge(&g, &w, "Hello, World!", Value::nothing(Span::test_data()));
         assert!(!ok && why.contains("b.txt"), "{why}");
+    }
+
+    #[test]
+    fn column_names_over_rows_of_numbers_are_not_facts() {
+        let table = "Filesystem 1M-blocks Used Available Use% Mounted on\n/dev/vda 258020 33000 60000 36% /\n";
+        let found: Vec<String> = facts(table).into_iter().map(|f| f.text).collect();
+        assert_eq!(found, ["dev/vda", "258020", "33000", "60000", "36"]);
+        let names: Vec<String> = facts("alpha beta\ngamma delta\n")
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
+        assert_eq!(names.len(), 4, "rows of words keep their first line");
     }
 
     #[test]
