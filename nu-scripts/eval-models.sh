@@ -45,11 +45,11 @@ case "$MODELS" in
 esac
 QWEN15=""
 case "$MODELS" in
-*qwen1.5b*) QWEN15="$(bash nu-scripts/fetch-qwen-model.sh 1.5b)" ;;
+*qwen1.5b*) QWEN15="$(NU_AGENT_BIN="$AGENT" bash nu-scripts/fetch-qwen-model.sh 1.5b)" ;;
 esac
 QWEN05=""
 case "$MODELS" in
-*qwen0.5b*) QWEN05="$(bash nu-scripts/fetch-qwen-model.sh 0.5b)" ;;
+*qwen0.5b*) QWEN05="$(NU_AGENT_BIN="$AGENT" bash nu-scripts/fetch-qwen-model.sh 0.5b)" ;;
 esac
 
 # Greedy sampling, a turn capped at 256 tokens (a tool call is far

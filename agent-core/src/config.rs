@@ -83,7 +83,7 @@ pub const CONFIG_TEMPLATE: &str = r#"# nu-agent's configuration: the record of $
   }
   model: {
     backend: local       # local: a GGUF model run by llama.cpp; openai: an OpenAI-compatible server
-    # name: qwen3-1.7b   # default: chosen for this machine (see `nu-agent model info`)
+    # name: qwen2.5-coder-1.5b  # default: chosen for this machine (see `nu-agent model info`)
     context: 0           # context tokens; 0: the model's own, capped by memory and 32k
     # gpu_layers: 99     # default: all layers when the build has a GPU backend
     # threads: 4         # default: the physical cores other work leaves free, chosen before each turn
@@ -857,7 +857,7 @@ mod tests {
             })
             .collect();
         let config = AgentConfig::from_nuon(&uncommented).unwrap();
-        assert_eq!(config.model.name.as_deref(), Some("qwen3-1.7b"));
+        assert_eq!(config.model.name.as_deref(), Some("qwen2.5-coder-1.5b"));
         assert!(config.model.fallback_local);
     }
 

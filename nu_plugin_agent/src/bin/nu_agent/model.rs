@@ -5,8 +5,7 @@
 use std::process::ExitCode;
 
 use agent_core::llm::{
-    Catalog, DownloadError, GpuReport, ModelSettings, PullError, catalog_entry, describe,
-    list_models, pull,
+    Catalog, GpuReport, ModelSettings, PullEvent, catalog_entry, describe, list_models, pull,
 };
 use nu_plugin_agent::model_report::{
     PullProgress, info_value, pulled_value, rows_value, settings_value,
@@ -83,9 +82,17 @@ pub fn model(command: ModelCommand, settings: ModelSettings) -> ExitCode {
             let mut bar = PullProgress::new(&entry.name);
             let result = pull(
                 entry,
-                &settings.hub_url(&lookup),
+                &settings.pull_sources(&lookup),
                 dir.path(),
-                &mut |progress| bar.update(progress),
+                &mut |event| {
+                    match event {
+                    PullEvent::Progress(progress) => bar.update(progress),
+                    PullEvent::SecondSource { hub_error, source } => bar.note(&format!(
+                        "nu-agent: model pull {}: the hub failed ({hub_error}); fetching from {source}",
+                        entry.name
+                    )),
+                }
+                },
                 &cancel,
             );
             bar.finish();
@@ -96,7 +103,7 @@ pub fn model(command: ModelCommand, settings: ModelSettings) -> ExitCode {
                     if let Some(hint) = error.offline_hint() {
                         eprintln!("nu-agent: {hint}");
                     }
-                    if matches!(error, PullError::Download(DownloadError::Cancelled { .. })) {
+                    if error.is_cancelled() {
                         eprintln!(
                             "nu-agent: run `nu-agent model pull {}` again to resume",
                             entry.name
