@@ -152,4 +152,7 @@ unset multiplot
 """
 subprocess.run(["gnuplot"], input=script, text=True, check=True)
 print(f"eval_tables: plot in {plot}", file=sys.stderr)
-print(f"\n![Tokens and success per task, compact vs raw observations]({plot})")
+# The tables go into docs/benchmarks.md: the image's path is relative to docs/.
+docs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
+link = os.path.relpath(os.path.abspath(plot), docs)
+print(f"\n![Tokens and success per task, compact vs raw observations]({link})")

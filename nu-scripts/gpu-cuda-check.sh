@@ -11,7 +11,7 @@
 #   - no GPU here: `cuda` among the backends, the no-GPU notice, an answer
 #     on the CPU;
 #   - a GPU here: `cuda`, the GPU listed, no hint (that the layers then
-#     reach it is offload_check's to show: see the README).
+#     reach it is offload_check's to show: see docs/models.md).
 #
 #   nu-scripts/gpu-cuda-check.sh [model.gguf]
 #

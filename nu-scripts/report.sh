@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerate the tables of the README's "## Benchmarks" section. Each table
+# Regenerate the tables of docs/benchmarks.md (the README shows the latest
+# row of each, by hand). Each table
 # sits between `<!-- report:NAME -->` and `<!-- /report:NAME -->`; a part
 # runs its command (release builds), takes the markdown table(s) it prints
 # and puts them between the markers under one line:
@@ -14,7 +15,7 @@
 # bench makes latency and tokens; bench-local.sh makes every local-* part
 # asked for, with BENCH_LOCAL_PARTS set to those).
 #
-#   --dry-run   print the change README.md would get (a unified diff); write nothing
+#   --dry-run   print the change docs/benchmarks.md would get (a unified diff); write nothing
 #   --from DIR  take each part from DIR/NAME.txt instead of running its command.
 #               A file that starts with a "Made with" line is used as it is
 #               (so outputs made on another machine keep their command, date
@@ -24,7 +25,7 @@
 #               command's raw output as JOB.out (default:
 #               $CARGO_TARGET_DIR/report); ready for --from.
 #
-# README.md is replaced (a temporary file moved over it) only when every
+# docs/benchmarks.md is replaced (a temporary file moved over it) only when every
 # part asked for succeeded; when one fails nothing is written, the script
 # names the failed parts, and exits 1. The parts that succeeded are in the
 # save directory: `--from DIR NAME...` applies them.
@@ -38,12 +39,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nu-agent/target}"
-README="$ROOT/README.md"
+DOC="$ROOT/docs/benchmarks.md"
+DOC_NAME="docs/benchmarks.md"
 
 log() { echo "report: $*" >&2; }
 die() { log "$*"; exit 2; }
 
-# Every part, in README order.
+# Every part, in the document's order.
 ALL_PARTS=(latency tokens policy layers session launcher mcp
   local-speed local-episode local-validity local-busy local-bandwidth local-prefix
   eval)
@@ -107,7 +109,7 @@ job_command() {
   esac
 }
 
-# The splitting, the block content and the README rewrite.
+# The splitting, the block content and the document's rewrite.
 HELPER="$(
   cat <<'PY'
 import os, re, sys
@@ -120,45 +122,42 @@ def fail(msg):
     print(f"report: {msg}", file=sys.stderr)
     sys.exit(1)
 
+DOC = "docs/benchmarks.md"
+
 def section(lines):
-    """[start, end) of the lines of '## Benchmarks' (heading excluded)."""
-    starts = [i for i, l in enumerate(lines) if l.rstrip() == "## Benchmarks"]
-    if len(starts) != 1:
-        fail(f"README.md: {len(starts)} '## Benchmarks' headings (need exactly one)")
-    a = starts[0] + 1
-    b = next((i for i in range(a, len(lines)) if lines[i].startswith("## ")), len(lines))
-    return a, b
+    """[start, end) of the lines the blocks may be in: the whole document."""
+    return 0, len(lines)
 
 def blocks(lines):
-    """{name: (open line, close line)} for the markers inside the section."""
+    """{name: (open line, close line)} for the markers in the document."""
     a, b = section(lines)
     found, open_ = {}, None
     for i in range(a, b):
         m = MARKER.match(lines[i].strip())
         if not m:
             if "report:" in lines[i] and "<!--" in lines[i]:
-                fail(f"README.md:{i + 1}: a marker not alone on its line: {lines[i]!r}")
+                fail(f"{DOC}:{i + 1}: a marker not alone on its line: {lines[i]!r}")
             continue
         closing, name = m.group(1) == "/", m.group(2)
         if not closing:
             if open_ is not None:
-                fail(f"README.md:{i + 1}: report:{name} opens inside report:{open_[0]}")
+                fail(f"{DOC}:{i + 1}: report:{name} opens inside report:{open_[0]}")
             if name in found:
-                fail(f"README.md:{i + 1}: a second report:{name} block")
+                fail(f"{DOC}:{i + 1}: a second report:{name} block")
             open_ = (name, i)
         else:
             if open_ is None or open_[0] != name:
-                fail(f"README.md:{i + 1}: /report:{name} closes no open report:{name}")
+                fail(f"{DOC}:{i + 1}: /report:{name} closes no open report:{name}")
             found[name] = (open_[1], i)
             open_ = None
     if open_ is not None:
-        fail(f"README.md:{open_[1] + 1}: report:{open_[0]} is never closed")
+        fail(f"{DOC}:{open_[1] + 1}: report:{open_[0]} is never closed")
     return found
 
 def normalize(text):
     """Block content: no leading/trailing blank lines, one blank line at most
     in a row, trailing spaces cut, headings made bold lines (a block never
-    adds a heading to the README)."""
+    adds a heading to the document)."""
     out = []
     for line in text.replace("\r\n", "\n").split("\n"):
         line = line.rstrip()
@@ -242,11 +241,11 @@ def cmd_check(readme, *names):
     found = blocks(lines)
     missing = [n for n in names if n not in found]
     if missing:
-        fail("README.md has no block for " + ", ".join(missing)
-             + " (add <!-- report:NAME --> ... <!-- /report:NAME --> inside ## Benchmarks)")
+        fail(f"{DOC} has no block for " + ", ".join(missing)
+             + " (add <!-- report:NAME --> ... <!-- /report:NAME --> to it)")
 
 def cmd_apply(readme, out, *pairs):
-    """README with the named blocks' content replaced, into OUT."""
+    """The document with the named blocks' content replaced, into OUT."""
     text = open(readme, encoding="utf-8").read()
     lines = text.split("\n")
     found = blocks(lines)
@@ -254,7 +253,7 @@ def cmd_apply(readme, out, *pairs):
     for pair in pairs:
         name, path = pair.split("=", 1)
         if name not in found:
-            fail(f"README.md has no block for {name}")
+            fail(f"{DOC} has no block for {name}")
         content = open(path, encoding="utf-8").read().rstrip("\n").split("\n")
         new[name] = content
     # Bottom up, so that earlier line numbers stay right.
@@ -273,14 +272,14 @@ def cmd_apply(readme, out, *pairs):
     new_out = [l for i, l in enumerate(new_lines)
                if not any(a < i < b for a, b in new_found.values())]
     if old_out != new_out or sorted(new_found) != sorted(found):
-        fail("internal error: the rewrite would change README.md outside the blocks")
+        fail(f"internal error: the rewrite would change {DOC} outside the blocks")
 
 globals()["cmd_" + sys.argv[1]](*sys.argv[2:])
 PY
 )"
 helper() { python3 -c "$HELPER" "$@"; }
 
-usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # --- arguments -------------------------------------------------------------
 DRY_RUN=0
@@ -324,7 +323,7 @@ if [ -n "$FROM" ]; then
   FROM="$(cd "$FROM" && pwd)"
 fi
 
-# The parts asked for, each once, in README order.
+# The parts asked for, each once, in the document's order.
 declare -A WANT=()
 [ ${#NAMES[@]} -gt 0 ] || NAMES=("${ALL_PARTS[@]}")
 for n in "${NAMES[@]}"; do
@@ -343,7 +342,7 @@ PARTS=()
 for p in "${ALL_PARTS[@]}"; do [ -n "${WANT[$p]:-}" ] && PARTS+=("$p"); done
 
 # Every block must be there before anything runs (a bench can take an hour).
-helper check "$README" "${PARTS[@]}" || exit 2
+helper check "$DOC" "${PARTS[@]}" || exit 2
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -471,25 +470,25 @@ else
   done
 fi
 
-# --- the README --------------------------------------------------------------
+# --- the document ------------------------------------------------------------
 pairs=()
 for p in "${PARTS[@]}"; do
   [ -f "$WORK/parts/$p.txt" ] && pairs+=("$p=$WORK/parts/$p.txt")
 done
-NEW="$(mktemp "$ROOT/.README.md.XXXXXX")"
+NEW="$(mktemp "$ROOT/docs/.benchmarks.md.XXXXXX")"
 trap 'rm -rf "$WORK"; rm -f "$NEW"' EXIT
-helper apply "$README" "$NEW" "${pairs[@]}" || exit 2
+helper apply "$DOC" "$NEW" "${pairs[@]}" || exit 2
 
 if [ "$DRY_RUN" = 1 ]; then
-  if diff -q "$README" "$NEW" >/dev/null; then
-    log "dry run: README.md would not change (${PARTS[*]})"
+  if diff -q "$DOC" "$NEW" >/dev/null; then
+    log "dry run: $DOC_NAME would not change (${PARTS[*]})"
   else
-    diff -u --label README.md --label README.md "$README" "$NEW" || true
+    diff -u --label "$DOC_NAME" --label "$DOC_NAME" "$DOC" "$NEW" || true
   fi
 fi
 
 if [ ${#FAILED[@]} -gt 0 ]; then
-  log "failed: ${FAILED[*]}; README.md not changed"
+  log "failed: ${FAILED[*]}; $DOC_NAME not changed"
   ok=()
   for p in "${PARTS[@]}"; do [ -f "$WORK/parts/$p.txt" ] && [[ " ${FAILED[*]} " != *" $p "* ]] && ok+=("$p"); done
   if [ -z "$FROM" ] && [ ${#ok[@]} -gt 0 ]; then
@@ -501,10 +500,10 @@ fi
 if [ "$DRY_RUN" = 1 ]; then
   exit 0
 fi
-if diff -q "$README" "$NEW" >/dev/null; then
-  log "README.md unchanged (${PARTS[*]})"
+if diff -q "$DOC" "$NEW" >/dev/null; then
+  log "$DOC_NAME unchanged (${PARTS[*]})"
   exit 0
 fi
-chmod --reference="$README" "$NEW"
-mv "$NEW" "$README"
-log "README.md: ${PARTS[*]}"
+chmod --reference="$DOC" "$NEW"
+mv "$NEW" "$DOC"
+log "$DOC_NAME: ${PARTS[*]}"

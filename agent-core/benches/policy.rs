@@ -6,7 +6,7 @@
 //! one (once per session); and an in-process run of `ls | length` through
 //! the policy shell (static check + guards, no sandbox) vs a plain session.
 //! Medians, and ratios against the plain path measured in the same run.
-//! (The sandbox worker's cost is a process start: see the README's
+//! (The sandbox worker's cost is a process start: see docs/benchmarks.md's
 //! hyperfine line.)
 
 use std::{
