@@ -291,11 +291,49 @@ impl Fact {
         if has_word(said, &text) {
             return true;
         }
+        if let Some(bytes) = human_size(&text) {
+            return sizes_in(said).any(|size| (size - bytes).abs() <= bytes * 0.06);
+        }
         match text.rsplit_once('/') {
             Some((_, name)) if !name.is_empty() => has_word(said, name),
             _ => false,
         }
     }
+}
+
+/// A size as `du -h` and `ls -h` write it (`120K`, `1.5M`: powers of
+/// 1024), in bytes.
+fn human_size(text: &str) -> Option<f64> {
+    let unit = text.chars().last()?;
+    let power = "kmgt".find(unit)? as i32 + 1;
+    let number: f64 = text[..text.len() - 1].parse().ok()?;
+    Some(number * 1024f64.powi(power))
+}
+
+/// The sizes `text` states with a unit (`120 KiB`, `122.9 kB`, `0.1 MB`,
+/// `120K`), in bytes: `KiB`/`K` are powers of 1024, `kB`/`KB` of 1000.
+fn sizes_in(text: &str) -> impl Iterator<Item = f64> + '_ {
+    let pattern = regex::Regex::new(r"(\d+(?:\.\d+)?)\s*(b|kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|t)\b")
+        .expect("a valid pattern");
+    pattern
+        .captures_iter(text)
+        .filter_map(|c| {
+            let number: f64 = c[1].parse().ok()?;
+            let (base, power) = match &c[2] {
+                "b" => (1.0, 0),
+                "k" | "kib" => (1024.0, 1),
+                "m" | "mib" => (1024.0, 2),
+                "g" | "gib" => (1024.0, 3),
+                "t" | "tib" => (1024.0, 4),
+                "kb" => (1000.0, 1),
+                "mb" => (1000.0, 2),
+                "gb" => (1000.0, 3),
+                _ => (1000.0, 4),
+            };
+            Some(number * f64::powi(base, power))
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// Whether `word` occurs in `text` with no letter, digit or `_` touching
@@ -352,20 +390,22 @@ fn facts(output: &str) -> Vec<Fact> {
 }
 
 /// Whether the first line names the columns of those below it (`df`'s
-/// `Filesystem Size Used …`): words without a digit over rows of as many
-/// fields that hold numbers. Column names are format, not facts.
+/// `Filesystem Size Used …`): words without a number over rows of
+/// several fields holding numbers. Column names are format, not facts.
 fn is_header(lines: &[&str]) -> bool {
     let fields = |line: &str| line.split_whitespace().count();
     let Some((first, rows)) = lines.split_first() else {
         return false;
     };
+    let has_number = |line: &str| {
+        line.split_whitespace()
+            .any(|t| t.trim_end_matches(['%', ',']).parse::<f64>().is_ok())
+    };
     let width = fields(first);
     width >= 2
-        && !first.chars().any(|c| c.is_ascii_digit())
+        && !has_number(first)
         && !rows.is_empty()
-        && rows
-            .iter()
-            .all(|row| fields(row) >= width && row.chars().any(|c| c.is_ascii_digit()))
+        && rows.iter().all(|row| fields(row) >= 2 && has_number(row))
 }
 
 /// `ls -l`'s columns that are facts: the size and the name.
@@ -617,6 +657,18 @@ mod tests {
         std::fs::remove_file(work.join("b.txt")).unwrap();
         let (ok, why) = judge(&g, &w, "Hello, World!", Value::nothing(Span::test_data()));
         assert!(!ok && why.contains("b.txt"), "{why}");
+    }
+
+    #[test]
+    fn a_human_size_matches_the_same_size_in_any_unit() {
+        let fact = Fact {
+            text: "120K".into(),
+        };
+        assert!(fact.found_in("it takes 120 kib"));
+        assert!(fact.found_in("size: 122.9 kb"));
+        assert!(fact.found_in("120k"));
+        assert!(!fact.found_in("it takes 12 kib"));
+        assert!(!fact.found_in("120 mb"));
     }
 
     #[test]
