@@ -115,7 +115,24 @@ impl Episode {
 
     /// What the first model request ended with: the request as the model
     /// read it (with what was read for it).
+    /// The first request as the model read it, up to the notes on what is
+    /// here and on the engine's commands (tested on their own).
     fn first_request_text(&self) -> String {
+        let full = self.first_request_full();
+        let cut = [
+            "\n\nWhat is in the working directory",
+            "\n\nThe working directory ",
+            "\n\nCommands of this Nushell",
+        ]
+        .iter()
+        .filter_map(|note| full.find(note))
+        .min()
+        .unwrap_or(full.len());
+        full[..cut].to_string()
+    }
+
+    /// The first request as the model read it, notes and all.
+    fn first_request_full(&self) -> String {
         let requests = self.requests.lock().unwrap();
         requests[0].messages.last().unwrap().content.clone()
     }
@@ -753,13 +770,21 @@ fn continue_resumes_the_conversation_with_its_results() {
         messages.iter().filter(|m| m.role == Role::System).count(),
         1
     );
-    assert!(messages.iter().any(|m| m.content == "how many files?"));
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.role == Role::User && m.content.starts_with("how many files?"))
+    );
     assert!(
         messages
             .iter()
             .any(|m| m.role == Role::Tool && m.content.starts_with("$out.0"))
     );
-    assert_eq!(messages.last().unwrap().content, "and now?");
+    assert!(
+        messages.last().unwrap().content.starts_with("and now?"),
+        "{}",
+        messages.last().unwrap().content
+    );
 }
 
 /// A continued conversation numbers its new results after the earlier
@@ -2536,4 +2561,47 @@ fn an_identifier_no_result_shows_said_again_gives_the_steps_outcome() {
         repaired.iter().any(|r| r.contains("states 8080 again")),
         "{repaired:?}"
     );
+}
+
+/// A task's request goes with what is in the working directory and the
+/// engine's commands that fit its words; each is a lever of its own.
+#[test]
+fn a_request_is_told_what_is_here_and_the_engine_s_commands_that_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("logs")).unwrap();
+    std::fs::write(dir.path().join("logs/app.log"), "ok\n").unwrap();
+    let mut ep = episode_in(
+        dir,
+        vec![answer("done")],
+        Policy::default(),
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    ep.agent.run("sort the rows by size", &CancelToken::new());
+    let full = ep.first_request_full();
+    assert!(
+        full.starts_with("sort the rows by size\n\nWhat is in the working directory"),
+        "{full}"
+    );
+    assert!(full.contains("- logs/ (1 entry: app.log)"), "{full}");
+    assert!(
+        full.contains("Commands of this Nushell that may fit") && full.contains("`sort-by"),
+        "{full}"
+    );
+    for (lever, gone) in [
+        (Lever::WhatIsHere, "What is in the working directory"),
+        (Lever::EngineDocs, "Commands of this Nushell"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ep = episode_in(
+            dir,
+            vec![answer("done")],
+            Policy::default(),
+            AgentOptions::default().without(Levers::without([lever])),
+            Vec::new(),
+        );
+        ep.agent.run("sort the rows by size", &CancelToken::new());
+        let full = ep.first_request_full();
+        assert!(!full.contains(gone), "{lever}: {full}");
+    }
 }

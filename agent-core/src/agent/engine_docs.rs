@@ -13,6 +13,8 @@ use nu_protocol::engine::EngineState;
 
 /// Commands told with a request.
 const TOLD: usize = 4;
+/// The first line of the note.
+pub(crate) const HEADING: &str = "Commands of this Nushell that may fit (from its help):";
 /// BM25's term-frequency saturation and length normalisation.
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -121,10 +123,7 @@ pub(crate) fn note(engine: &EngineState, request: &str) -> Option<String> {
             line
         })
         .collect();
-    Some(format!(
-        "Commands of this Nushell that may fit (from its help):\n{}",
-        lines.join("\n")
-    ))
+    Some(format!("{HEADING}\n{}", lines.join("\n")))
 }
 
 /// Every builtin command of `engine` (no aliases, custom commands,

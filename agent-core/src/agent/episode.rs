@@ -421,14 +421,16 @@ impl Agent {
     pub fn run(&mut self, request: &str, cancel: &CancelToken) -> Ending {
         let mut message = self.with_named_files(request, cancel);
         if self.options.kind == PromptKind::Task {
+            // The engine's commands last: the values of their examples
+            // are no fact of this task (see `ungrounded`).
             let notes = [
-                self.options
-                    .on(Lever::EngineDocs)
-                    .then(|| engine_docs::note(self.shell.session().engine_state(), request))
-                    .flatten(),
                 self.options
                     .on(Lever::WhatIsHere)
                     .then(|| what_is_here::note(&self.shell.cwd()))
+                    .flatten(),
+                self.options
+                    .on(Lever::EngineDocs)
+                    .then(|| engine_docs::note(self.shell.session().engine_state(), request))
                     .flatten(),
             ];
             for note in notes.into_iter().flatten() {
@@ -1388,7 +1390,11 @@ impl Agent {
     /// fewer words: it heads the table.
     fn echoes_a_message(&self, text: &str, with_data: bool) -> bool {
         let said = normalize(text);
-        if HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase))
+        // The request alone, as the user wrote it (its message may carry
+        // the loop's notes after it).
+        let request_again = said.len() >= ECHO_MIN_CHARS && normalize(&self.request) == said;
+        if request_again
+            || HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase))
             || prompt::is_example_answer(text)
             || echo::is_shape_line(text)
             || (!with_data && echo::restates(text, &self.request))
@@ -1537,7 +1543,13 @@ impl Agent {
         let mut sources: Vec<&str> = before
             .iter()
             .filter(|m| m.role != Role::Assistant && !m.content.starts_with(NOT_ANSWERED))
-            .map(|m| m.content.as_str())
+            // A value in an example of the engine's help is not a fact here.
+            .map(|m| {
+                m.content
+                    .split(engine_docs::HEADING)
+                    .next()
+                    .unwrap_or_default()
+            })
             .collect();
         let calls: Vec<String> = before
             .iter()
