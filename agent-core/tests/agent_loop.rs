@@ -2563,18 +2563,20 @@ fn an_identifier_no_result_shows_said_again_gives_the_steps_outcome() {
     );
 }
 
-/// A task's request goes with what is in the working directory and the
-/// engine's commands that fit its words; each is a lever of its own.
+/// With the levers on trial switched on, a task's request goes with what
+/// is in the working directory and the engine's commands that fit its
+/// words; each is a lever of its own, off by default.
 #[test]
 fn a_request_is_told_what_is_here_and_the_engine_s_commands_that_fit() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("logs")).unwrap();
     std::fs::write(dir.path().join("logs/app.log"), "ok\n").unwrap();
+    let tried = Levers::switched([], Lever::ON_TRIAL);
     let mut ep = episode_in(
         dir,
         vec![answer("done")],
         Policy::default(),
-        AgentOptions::default(),
+        AgentOptions::default().without(tried),
         Vec::new(),
     );
     ep.agent.run("sort the rows by size", &CancelToken::new());
@@ -2597,11 +2599,22 @@ fn a_request_is_told_what_is_here_and_the_engine_s_commands_that_fit() {
             dir,
             vec![answer("done")],
             Policy::default(),
-            AgentOptions::default().without(Levers::without([lever])),
+            AgentOptions::default().without(Levers::switched([lever], Lever::ON_TRIAL)),
             Vec::new(),
         );
         ep.agent.run("sort the rows by size", &CancelToken::new());
         let full = ep.first_request_full();
         assert!(!full.contains(gone), "{lever}: {full}");
     }
+    // Both are on trial: off unless a run switches them on.
+    let dir = tempfile::tempdir().unwrap();
+    let mut ep = episode_in(
+        dir,
+        vec![answer("done")],
+        Policy::default(),
+        AgentOptions::default(),
+        Vec::new(),
+    );
+    ep.agent.run("sort the rows by size", &CancelToken::new());
+    assert_eq!(ep.first_request_full(), "sort the rows by size");
 }

@@ -89,6 +89,10 @@ impl Lever {
         }
     }
 
+    /// Levers on trial: off unless a run names them (`nu-agent eval
+    /// --with LEVER`) until they pay on the held-out dev split.
+    pub const ON_TRIAL: [Lever; 2] = [Lever::WhatIsHere, Lever::EngineDocs];
+
     /// The lever named `name`.
     pub fn from_name(name: &str) -> Result<Lever, String> {
         Lever::ALL
@@ -107,16 +111,34 @@ impl fmt::Display for Lever {
     }
 }
 
-/// The levers switched off (none by default).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The levers switched off: by default, only those on trial.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Levers {
     off: Vec<Lever>,
 }
 
+impl Default for Levers {
+    fn default() -> Levers {
+        Levers::without([])
+    }
+}
+
 impl Levers {
-    /// Every lever on but `off`.
+    /// Every lever on but `off` and those on trial.
     pub fn without(off: impl IntoIterator<Item = Lever>) -> Levers {
-        let mut off: Vec<Lever> = off.into_iter().collect();
+        Levers::switched(off, [])
+    }
+
+    /// Every lever on but `off`; of those on trial, only `trying`.
+    pub fn switched(
+        off: impl IntoIterator<Item = Lever>,
+        trying: impl IntoIterator<Item = Lever>,
+    ) -> Levers {
+        let trying: Vec<Lever> = trying.into_iter().collect();
+        let mut off: Vec<Lever> = off
+            .into_iter()
+            .chain(Lever::ON_TRIAL.into_iter().filter(|l| !trying.contains(l)))
+            .collect();
         off.sort_unstable();
         off.dedup();
         Levers { off }
@@ -149,9 +171,25 @@ mod tests {
     #[test]
     fn only_the_levers_switched_off_are_off() {
         let levers = Levers::without([Lever::Feed, Lever::Repair, Lever::Feed]);
-        assert_eq!(levers.off(), &[Lever::Repair, Lever::Feed]);
+        assert_eq!(
+            levers.off(),
+            &[
+                Lever::Repair,
+                Lever::Feed,
+                Lever::WhatIsHere,
+                Lever::EngineDocs
+            ]
+        );
         assert!(!levers.on(Lever::Feed));
         assert!(levers.on(Lever::Translation));
         assert!(Levers::default().on(Lever::Feed));
+    }
+
+    #[test]
+    fn a_lever_on_trial_is_off_unless_tried() {
+        assert!(!Levers::default().on(Lever::WhatIsHere));
+        let trying = Levers::switched([Lever::Feed], [Lever::WhatIsHere]);
+        assert!(trying.on(Lever::WhatIsHere) && !trying.on(Lever::EngineDocs));
+        assert!(!trying.on(Lever::Feed));
     }
 }

@@ -189,6 +189,11 @@ enum Command {
         /// answer-checks.
         #[arg(long, value_name = "LEVER", value_parser = agent_core::agent::Lever::from_name)]
         without: Vec<agent_core::agent::Lever>,
+        /// Switch on a part of the loop that is on trial (off by default
+        /// until it pays on held-out tasks; repeatable): what-is-here,
+        /// engine-docs.
+        #[arg(long = "with", value_name = "LEVER", value_parser = agent_core::agent::Lever::from_name)]
+        with_levers: Vec<agent_core::agent::Lever>,
         /// Replay each task's `wrong` transcript (scripted): every check
         /// must reject it.
         #[arg(long)]
@@ -569,6 +574,7 @@ fn main() -> ExitCode {
             no_grammar,
             no_pipeline_grammar,
             without,
+            with_levers,
             wrong,
             keep,
             task_timeout,
@@ -590,6 +596,7 @@ fn main() -> ExitCode {
                 no_grammar,
                 no_pipeline_grammar,
                 without,
+                with_levers,
                 keep,
                 task_timeout,
             };

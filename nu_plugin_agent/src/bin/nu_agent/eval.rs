@@ -52,6 +52,8 @@ pub struct EvalArgs {
     pub no_pipeline_grammar: bool,
     /// The parts of the loop switched off for this run.
     pub without: Vec<Lever>,
+    /// The parts on trial switched on for this run.
+    pub with_levers: Vec<Lever>,
     pub keep: bool,
     pub task_timeout: std::time::Duration,
 }
@@ -113,7 +115,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         off.push(Lever::PipelineGrammar);
     }
     // Each task's options are switched by `AgentOptions::without`.
-    let levers = Levers::without(off);
+    let levers = Levers::switched(off, args.with_levers.clone());
     let run = EvalRun {
         config: config.clone(),
         observe: args.observe,
