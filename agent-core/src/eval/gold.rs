@@ -313,9 +313,11 @@ fn human_size(text: &str) -> Option<f64> {
 /// The sizes `text` states with a unit (`120 KiB`, `122.9 kB`, `0.1 MB`,
 /// `120K`), in bytes: `KiB`/`K` are powers of 1024, `kB`/`KB` of 1000.
 fn sizes_in(text: &str) -> impl Iterator<Item = f64> + '_ {
-    let pattern = regex::Regex::new(r"(\d+(?:\.\d+)?)\s*(b|kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|t)\b")
-        .expect("a valid pattern");
-    pattern
+    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(\d+(?:\.\d+)?)\s*(b|kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|t)\b")
+            .expect("a valid pattern")
+    });
+    PATTERN
         .captures_iter(text)
         .filter_map(|c| {
             let number: f64 = c[1].parse().ok()?;

@@ -101,13 +101,19 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         None => "scripted".to_string(),
     };
     // What a run states so it can be repeated: the model file's sum.
-    let model_file = match &shared {
-        Some(_) => config.model.chosen.as_ref().map(|path| {
-            let sum =
-                agent_core::llm::sha256_of(path).unwrap_or_else(|e| format!("unreadable: {e}"));
-            (path.display().to_string(), sum)
-        }),
-        None => None,
+    // The local model is the one `model_backend` loaded (its settings).
+    let model_file = match (&shared, backend_kind) {
+        (Some(_), EvalBackend::Local) => config
+            .model
+            .local_config(&lookup, &Catalog::builtin())
+            .ok()
+            .map(|local| {
+                let path = local.load.path;
+                let sum = agent_core::llm::sha256_of(&path)
+                    .unwrap_or_else(|e| format!("unreadable: {e}"));
+                (path.display().to_string(), sum)
+            }),
+        _ => None,
     };
     config.agent.history = false;
     let mut off = args.without.clone();
@@ -245,7 +251,6 @@ fn model_backend(
                 local.load.threads = Some(agent_core::llm::physical_cores());
             }
             config.model.threads = local.load.threads;
-            config.model.chosen = Some(local.load.path.clone());
             let mut backend = LocalBackend::new(local);
             backend.load().map_err(|e| e.to_string())?;
             Ok(Box::new(backend))
