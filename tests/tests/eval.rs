@@ -474,3 +474,55 @@ fn the_json_report_keeps_every_step() {
     assert_eq!(run["ran"], 3, "{run}");
     assert_eq!(run["turns"], 5, "{run}");
 }
+
+#[test]
+fn every_rule_is_listed_and_one_is_switched_off_by_its_name() {
+    let (code, listed) = eval(&["--list-rules"]);
+    assert_eq!(code, 0, "{listed}");
+    let rules = listed.as_array().expect("a list of rules");
+    let rule = |name: &str| {
+        rules
+            .iter()
+            .find(|rule| rule["name"] == name)
+            .unwrap_or_else(|| panic!("no rule {name} in {listed}"))
+    };
+    let units = rule("duration-units");
+    assert_eq!(units["kind"], "rewrite");
+    assert_eq!(units["lever"], "translation");
+    assert!(units["examples"][0]["gives"].is_string(), "{units}");
+    assert_eq!(rule("done-ask")["kind"], "note");
+    assert_eq!(rule("asks-which-ones")["kind"], "request fact");
+    // A run names the rules it switched off; a name no rule has is an
+    // error that says where the names are.
+    let dir = task_dir(&[(
+        "one.nu",
+        r#"{
+    name: "one"
+    request: "What is 1 + 1?"
+    check: {|r| $r.answer | default "" | str contains "2" }
+    script: [ {nu: "1 + 1", why: "add"} {answer: "2"} ]
+}"#,
+    )]);
+    let tasks = dir.path().to_str().unwrap();
+    let (code, report) = eval(&[
+        "--backend",
+        "scripted",
+        "--tasks",
+        tasks,
+        "--without",
+        "duration-units",
+    ]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["run"]["rules_off"],
+        serde_json::json!(["duration-units"])
+    );
+    let output = Command::new(workspace_binary("nu-agent"))
+        .args(["eval", "--backend", "scripted", "--without", "no-such-rule"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nu-agent eval");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("--list-rules"), "{stderr}");
+}

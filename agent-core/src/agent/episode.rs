@@ -18,8 +18,8 @@ use super::{
     bare_input::{self, Feed},
     bash_forms,
     compact::{self, estimate},
-    copied_values, data_shape, echo, emptied, engine_docs, grounding, home_directory, named_files,
-    near_nushell, prompt, repair, repository, reuse, scope,
+    copied_values, echo, engine_docs, grounding, home_directory, named_files, near_nushell, prompt,
+    repair, repository, reuse, rules, scope,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
     what_is_here,
 };
@@ -70,8 +70,6 @@ const HOLLOW_ON_THE_LAST_STEP: &str = "an answer that gives nothing (nothing aft
 /// How long a step the model alone sent to the background runs here
 /// before it goes on as a job.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(10);
-/// What a step that gave something (or made its change) ends with.
-const DONE_ASK: &str = "\n(If this is all the request needs, call `answer` now.)";
 
 /// How the loop runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -240,16 +238,8 @@ pub struct Agent {
     /// The heads of the pipeline grammar and the engine's count of
     /// commands they were read at (a `def` or an alias adds one).
     heads: Option<(usize, Arc<[String]>)>,
-    /// The request asks to look into subfolders too.
-    wants_subfolders: bool,
-    /// The request asks which things there are, not how many.
-    wants_which_ones: bool,
-    /// The request asks for a figure of each file on its own.
-    wants_per_file: bool,
-    /// The kinds of file the request names (`.log files`: `log`).
-    named_kinds: Vec<String>,
-    /// The request asks for work in the background (a job).
-    wants_background: bool,
+    /// What the request asks, as far as the loop reads it.
+    facts: rules::RequestFacts,
     /// The request being worked on, as the user wrote it.
     request: String,
     /// What the loop told the model in its own words (see
@@ -320,11 +310,7 @@ impl Agent {
             pending_jobs: 0,
             usage: Usage::default(),
             heads: None,
-            wants_subfolders: false,
-            wants_which_ones: false,
-            wants_per_file: false,
-            named_kinds: Vec::new(),
-            wants_background: false,
+            facts: rules::RequestFacts::default(),
             request: String::new(),
             instructions: Vec::new(),
             background_on_its_own: false,
@@ -553,11 +539,7 @@ impl Agent {
         let mut last_stop: Option<String> = None;
         // An earlier request's error is not this one's.
         self.last_error = None;
-        self.wants_subfolders = repair::asks_for_subfolders(&request);
-        self.wants_which_ones = repair::asks_which_ones(&request);
-        self.wants_per_file = repair::asks_per_file(&request);
-        self.named_kinds = scope::named_kinds(&request);
-        self.wants_background = asks_for_background(&request);
+        self.facts = rules::RequestFacts::read(&request, &self.options.levers);
         self.request.clone_from(&request);
         // An answer was already sent back for facts no result shows.
         let mut grounding_asked = false;
@@ -895,7 +877,7 @@ impl Agent {
                 // here and goes on as a job only if it takes long: a
                 // small model sends its every step there (`ls` included)
                 // and then waits for nothing.
-                let on_its_own = to_background && !self.wants_background && self.may_promote();
+                let on_its_own = to_background && !self.facts.background && self.may_promote();
                 let starts_job = to_background && !on_its_own;
                 if !starts_job {
                     only_waiting = false;
@@ -1683,8 +1665,7 @@ impl Agent {
         };
         // Almost Nushell starts as its exact Nushell form, as a step runs.
         let (plan, _) = self.shell.check(pipeline);
-        let fixed = near_nushell::as_nushell(pipeline, plan.is_some())
-            .filter(|_| self.options.on(Lever::Translation));
+        let fixed = rules::as_nushell(pipeline, plan.is_some(), &self.options.levers);
         let pipeline = fixed
             .as_ref()
             .map_or(pipeline, |(nushell, _)| nushell.as_str());
@@ -1776,7 +1757,7 @@ impl Agent {
     ) -> (String, StepStatus) {
         // "Which files…" answered with `| length`: the rows, not their
         // number, are what the request asks for.
-        if let Some(rows) = (self.wants_which_ones && self.options.on(Lever::Scope))
+        if let Some(rows) = (self.facts.which_ones && self.options.on(Lever::Scope))
             .then(|| near_nushell::without_final_count(pipeline))
             .flatten()
         {
@@ -1786,7 +1767,7 @@ impl Agent {
         }
         // Files opened by a glob give one figure over them all; the
         // request asks for each file's.
-        if let Some(each) = (self.wants_per_file && self.options.on(Lever::Scope))
+        if let Some(each) = (self.facts.per_file && self.options.on(Lever::Scope))
             .then(|| near_nushell::opened_glob_per_file(pipeline))
             .flatten()
         {
@@ -1799,7 +1780,7 @@ impl Agent {
         // One folder listed when the request asks for its subfolders too:
         // the same pipeline over them runs (a step saved, and a small
         // model keeps its own pipeline where a note would send it astray).
-        if let Some(whole) = (self.wants_subfolders && self.options.on(Lever::Scope))
+        if let Some(whole) = (self.facts.subfolders && self.options.on(Lever::Scope))
             .then(|| repair::over_subfolders(pipeline, &self.shell.cwd()))
             .flatten()
         {
@@ -1823,7 +1804,7 @@ impl Agent {
         // its place.
         let translation = self.options.on(Lever::Translation);
         if let Some((nushell, notes)) =
-            near_nushell::as_nushell(pipeline, plan.is_some()).filter(|_| translation)
+            rules::as_nushell(pipeline, plan.is_some(), &self.options.levers)
         {
             self.ran_notes
                 .push(format!("In Nushell {}", notes.join("; ")));
@@ -1865,7 +1846,9 @@ impl Agent {
         // without a question.
         let nushell = bash_forms::as_nushell(engine, pipeline)
             .filter(|_| translation)
-            .map(|nu| near_nushell::as_nushell(&nu, true).map_or(nu, |(fixed, _)| fixed))
+            .map(|nu| {
+                rules::as_nushell(&nu, true, &self.options.levers).map_or(nu, |(fixed, _)| fixed)
+            })
             .and_then(|nu| {
                 let (plan, decision) = self.shell.check(&nu);
                 let runs = plan.is_some_and(|plan| {
@@ -1984,7 +1967,7 @@ impl Agent {
         }
         let translation = self.options.on(Lever::Translation);
         let (plan, _) = self.shell.check(pipeline);
-        let fixed = near_nushell::as_nushell(pipeline, plan.is_some()).filter(|_| translation);
+        let fixed = rules::as_nushell(pipeline, plan.is_some(), &self.options.levers);
         let pipeline = fixed.as_ref().map_or(pipeline, |(fixed, _)| fixed.as_str());
         let (plan, _) = self.shell.check(pipeline);
         let finds = |program: &str| self.shell.finds_program(program);
@@ -2011,7 +1994,7 @@ impl Agent {
     /// (Ask,) run and observe `pipeline` as it is, whose static verdict is
     /// `decision`; where it fails on an error with an exact fix (`size >
     /// 10` → `size > 10b`), the fixed pipeline runs next, at most
-    /// [`MAX_EXACT_FIXES`] times in a row (see [`repair::exact_fix`]).
+    /// [`MAX_EXACT_FIXES`] times in a row (see [`rules::exact_fix`]).
     fn run_checked(
         &mut self,
         step: usize,
@@ -2020,7 +2003,7 @@ impl Agent {
         decision: Decision,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
-        let reach = scope::reaches_past(pipeline, &self.named_kinds)
+        let reach = scope::reaches_past(pipeline, &self.facts.named_kinds)
             .filter(|_| self.options.on(Lever::Scope));
         match reach {
             Some(scope::Reach::Narrowed(narrowed, note)) => {
@@ -2040,12 +2023,16 @@ impl Agent {
         let mut pipeline = pipeline.to_string();
         for _ in 0..MAX_EXACT_FIXES {
             let fix = match (&error, status) {
-                (Some(diagnostic), StepStatus::Failed) if self.options.on(Lever::Repair) => {
-                    repair::exact_fix(&pipeline, diagnostic)
+                (Some(diagnostic), StepStatus::Failed) => {
+                    rules::exact_fix(&pipeline, diagnostic, &self.options.levers)
                 }
                 _ => None,
             };
-            let Some((fixed, note)) = fix.filter(|(fixed, _)| *fixed != pipeline) else {
+            let Some(rules::Rewritten {
+                pipeline: fixed,
+                note,
+            }) = fix
+            else {
                 break;
             };
             self.ran_notes.push(format!("In Nushell {note}"));
@@ -2127,117 +2114,34 @@ impl Agent {
             approved_by: ran.approved_by.clone(),
             duration: started.elapsed(),
         });
-        let mut observed = observation(
+        let observed = observation(
             &ran,
             status,
             self.options.observe_tokens,
             self.options.observe,
         );
-        // A read that gave nothing (a change gives nothing by design).
-        let found_nothing = is_empty(&ran.outcome.value) && !may_change(&decision);
         if matches!(status, StepStatus::Failed | StepStatus::Unparsable)
             && let Some(diagnostic) = &ran.outcome.error
         {
             self.last_error = Some(diagnostic.message.clone());
         }
-        let hints = self.options.on(Lever::Repair);
-        if hints
-            && status == StepStatus::Unparsable
-            && let Some(diagnostic) = &ran.outcome.error
-            && let Some(hint) =
-                repair::usage_hint(self.shell.session().engine_state(), pipeline, diagnostic)
-        {
-            observed.push('\n');
-            observed.push_str(&hint);
-        } else if hints
-            && status == StepStatus::Failed
-            && let Some(diagnostic) = &ran.outcome.error
-            && let Some(shape) = self.data_shape(pipeline, Some(diagnostic), cancel)
-        {
-            // What to write instead comes first: a small model reads the
-            // top of a long error.
-            observed = format!("{shape}\n{observed}");
-        } else if hints
-            && status == StepStatus::Failed
-            && let Some(diagnostic) = &ran.outcome.error
-            && repair::is_not_found(diagnostic)
-            && let Some(hint) = repair::value_as_file_hint(
-                pipeline,
-                diagnostic,
-                &self.earlier_outs(ran.outcome.index),
-            )
-        {
-            // What to write instead comes first, as above.
-            observed = format!("{hint}\n{observed}");
-        } else if hints
-            && status == StepStatus::Failed
-            && let Some(diagnostic) = &ran.outcome.error
-            && let Some(hint) = repair::failure_hint(pipeline, diagnostic)
-        {
-            observed.push('\n');
-            observed.push_str(&hint);
-        }
-        if hints
-            && matches!(status, StepStatus::Unparsable | StepStatus::Failed)
-            && let Some(hint) =
-                repair::per_group_hint(pipeline).or_else(|| repair::fields_of_lines_hint(pipeline))
-        {
-            observed.push('\n');
-            observed.push_str(&hint);
-        } else if hints
-            && status == StepStatus::Ok
-            && let Some(note) = repair::result_note(
-                pipeline,
-                &ran.outcome.value,
-                found_nothing,
-                self.wants_subfolders,
-                &ran.outcome.cwd,
-            )
-        {
-            observed.push('\n');
-            observed.push_str(&note);
-        } else if hints
-            && status == StepStatus::Ok
-            && found_nothing
-            && let Some(hint) = repository::file_history_hint(pipeline, &ran.outcome.cwd)
-        {
-            observed.push('\n');
-            observed.push_str(&hint);
-        } else if hints
-            && status == StepStatus::Ok
-            // Only a read: a change gives nothing by design (`each { rm
-            // $in.name }` gives an empty list for the files it removed).
-            && found_nothing
-            && let Some(note) = self.where_rows_went(pipeline, cancel)
-        {
-            observed.push('\n');
-            observed.push_str(&note);
-        } else if hints
-            && status == StepStatus::Ok
-            && found_nothing
-            && let Some(shape) = self.data_shape(pipeline, None, cancel)
-        {
-            observed.push_str("\nNothing matched. ");
-            observed.push_str(&shape);
-        }
-        if hints
-            && status == StepStatus::Ok
-            && may_change(&decision)
-            && is_empty(&ran.outcome.value)
-        {
-            // A small model reads an empty result as "nothing happened"
-            // and looks again, or does the change a second time.
-            observed.push_str("\nDone: it ran without an error (a change gives nothing back).");
-        }
-        if hints
-            && status == StepStatus::Ok
-            && self.options.kind == PromptKind::Task
-            && (may_change(&decision) || !found_nothing)
-        {
-            // A small model that has what the request needs does not know
-            // it: it goes on looking, and answers from a later result.
-            observed.push_str(DONE_ASK);
-        }
+        let outcome = rules::Outcome {
+            pipeline,
+            status,
+            error: ran.outcome.error.as_ref(),
+            value: &ran.outcome.value,
+            index: ran.outcome.index,
+            changes: may_change(&decision),
+            cwd: &ran.outcome.cwd,
+            wants_subfolders: self.facts.subfolders,
+            task: self.options.kind == PromptKind::Task,
+        };
+        let levers = self.options.levers.clone();
+        let mut reads = StepReads {
+            agent: self,
+            cancel,
+        };
+        let observed = rules::with_notes(observed, &outcome, &mut reads, &levers);
         let text = match &ran.notice {
             Some(notice) => format!("Note: {notice}.\n{observed}"),
             None => observed,
@@ -2257,58 +2161,30 @@ impl Agent {
         let ran = self.shell.run(pipeline, &limits, cancel);
         (ran.outcome.error.is_none() && ran.approved_by.is_some()).then_some(ran)
     }
+}
 
-    /// For a read that found nothing: the rows given to the last of its
-    /// filters (`where`, `find`) that was given any, the pipeline before
-    /// that filter run again where the policy lets it run without a
-    /// question (see [`emptied`]). `None` when no filter was given rows.
-    fn where_rows_went(&mut self, pipeline: &str, cancel: &CancelToken) -> Option<String> {
-        for (before, filter) in emptied::before_filters(pipeline) {
-            let ran = self.read_again(&before, cancel)?;
-            if emptied::has_rows(&ran.outcome.value) {
-                return Some(emptied::note(
-                    &before,
-                    &filter,
-                    ran.outcome.index,
-                    &ran.outcome.value,
-                ));
-            }
-        }
-        None
+/// What the notes on a step may read again (see [`rules::Reads`]).
+struct StepReads<'a> {
+    agent: &'a mut Agent,
+    cancel: &'a CancelToken,
+}
+
+impl rules::Reads for StepReads<'_> {
+    fn read(&mut self, pipeline: &str) -> Option<(usize, Value)> {
+        let ran = self.agent.read_again(pipeline, self.cancel)?;
+        Some((ran.outcome.index, ran.outcome.value))
     }
 
-    /// For a step over the data file it opened that failed on a column or
-    /// cell path (`error`), or found nothing (`error` is `None`): that file
-    /// read again (when the policy lets it run without a question) and its
-    /// shape told (see [`data_shape`]).
-    fn data_shape(
-        &mut self,
-        pipeline: &str,
-        error: Option<&crate::shell::Diagnostic>,
-        cancel: &CancelToken,
-    ) -> Option<String> {
-        let wanted = match error {
-            Some(diagnostic) => {
-                if !data_shape::is_path_error(diagnostic) {
-                    return None;
-                }
-                data_shape::wanted_name(diagnostic)
-            }
-            None => None,
-        };
-        let source = data_shape::opened_file(pipeline)?;
-        if source == pipeline.trim() {
-            return None;
-        }
-        let ran = self.read_again(source, cancel)?;
-        self.source_shown = Some(ran.outcome.index);
-        Some(data_shape::describe(
-            pipeline,
-            source,
-            ran.outcome.index,
-            &ran.outcome.value,
-            wanted.as_deref(),
-        ))
+    fn earlier_outs(&self, before: usize) -> Vec<(usize, Value)> {
+        self.agent.earlier_outs(before)
+    }
+
+    fn shown_source(&mut self, index: usize) {
+        self.agent.source_shown = Some(index);
+    }
+
+    fn engine(&self) -> &nu_protocol::engine::EngineState {
+        self.agent.shell.session().engine_state()
     }
 }
 
@@ -2316,16 +2192,6 @@ impl Agent {
 const EXIT_IS_NO_STEP: &str = "Not run: there is no shell to exit. A task ends with `answer`: call it now with what you found, or what you could not do and why.";
 
 /// Whether `pipeline` only ends the shell (`exit`, `exit 0`, `quit`).
-/// Whether `request` asks for work in the background ("run it in the
-/// background", "as a job").
-fn asks_for_background(request: &str) -> bool {
-    let request = request.to_lowercase();
-    request.contains("background")
-        || request
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|word| word == "job" || word == "jobs")
-}
-
 fn is_exit(pipeline: &str) -> bool {
     let words: Vec<&str> = pipeline
         .trim()
@@ -2548,15 +2414,6 @@ fn one_value(value: &Value) -> Option<String> {
         _ => return None,
     };
     (!text.is_empty() && text.len() <= 80 && !text.contains('\n')).then_some(text)
-}
-
-/// Nothing, or an empty list.
-fn is_empty(value: &Value) -> bool {
-    match value {
-        Value::Nothing { .. } => true,
-        Value::List { vals, .. } => vals.is_empty(),
-        _ => false,
-    }
 }
 
 /// `text`, an answer about `value`, with the names of its rows on a line

@@ -111,10 +111,12 @@ impl fmt::Display for Lever {
     }
 }
 
-/// The levers switched off: by default, only those on trial.
+/// The levers switched off (by default, only those on trial), and the
+/// rules switched off by name (see `rules`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Levers {
     off: Vec<Lever>,
+    rules_off: Vec<String>,
 }
 
 impl Default for Levers {
@@ -141,7 +143,28 @@ impl Levers {
             .collect();
         off.sort_unstable();
         off.dedup();
-        Levers { off }
+        Levers {
+            off,
+            rules_off: Vec::new(),
+        }
+    }
+
+    /// These levers with the rules named `names` switched off too.
+    pub fn without_rules<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Levers {
+        self.rules_off.extend(names.into_iter().map(Into::into));
+        self.rules_off.sort_unstable();
+        self.rules_off.dedup();
+        self
+    }
+
+    /// Whether the rule named `name` is switched off by its name.
+    pub fn rule_named_off(&self, name: &str) -> bool {
+        self.rules_off.iter().any(|off| off == name)
+    }
+
+    /// The rules switched off by name, in order.
+    pub fn rules_off(&self) -> &[String] {
+        &self.rules_off
     }
 
     /// Whether `lever` is on.

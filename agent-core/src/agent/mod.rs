@@ -31,6 +31,7 @@ mod prompt;
 mod repair;
 mod repository;
 mod reuse;
+mod rules;
 mod scope;
 mod settings;
 mod suggest;
@@ -46,6 +47,7 @@ pub use event::{AgentEvent, AgentState, StepStatus};
 pub use failure::{Failure, FailureKind, FrontEnd};
 pub use levers::{Lever, Levers};
 pub use prompt::{PromptKind, prompt_examples, request_with_input, system_prompt, without_example};
+pub use rules::{Kind as RuleKind, Rule, Switch, all as all_rules};
 pub use settings::{AGENT_KEYS, AgentSettings, JOB_KEYS, JobSettings};
 pub use suggest::{SuggestError, Suggestion, suggest};
 pub use tools::{

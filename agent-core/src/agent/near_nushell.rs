@@ -45,144 +45,8 @@
 //!   policy (a new `nu` would be a program the policy cannot see into).
 //!
 //! Nothing here decides what may run: the fixed pipeline is judged by the
-//! policy as any other.
-
-/// A fix: the pipeline made exact Nushell, or `None` when it has nothing
-/// to fix.
-type Fix = fn(&str) -> Option<String>;
-
-/// Fixes of what parses but never means what it says, with the note the
-/// model reads for each.
-const FIXES_OF_WHAT_PARSES: &[(Fix, &str)] = &[
-    (
-        without_nu_command,
-        "a pipeline runs here as it is: `nu -c 'ls'` is `ls`",
-    ),
-    (map_as_each, "`map { … }` is `each { … }`"),
-    (
-        without_list_commas,
-        "columns are separated by spaces: `select a b`",
-    ),
-    (
-        files_renamed_with_mv,
-        "`rename` renames columns; a file is renamed with `mv`",
-    ),
-    (
-        rename_program_with_mv,
-        "`rename` renames columns of its input; files are renamed with `mv`: `ls *.a | each {|f| mv $f.name ($f.name | str replace '.a' '.b') }`",
-    ),
-    (
-        listing_renamed_with_mv,
-        "`rename` renames columns; listed files are renamed with `each {|f| mv $f.name ($f.name | str replace 'a' 'b') }`",
-    ),
-    (
-        program_opened_as_file,
-        "a program runs by its name, it is not opened: `^ss -tln`",
-    ),
-    (
-        listing_removed_with_each,
-        "`rm` takes paths, not input; a listing's files are removed one by one with `each`",
-    ),
-    (
-        listing_moved_with_each,
-        "`mv` takes paths, not input; a listing's files are moved one by one with `each`",
-    ),
-    (
-        aggregate_of_column,
-        "a column's total is `get total | math sum`; per group: `group-by g --to-table | each {|g| ... }`",
-    ),
-    (
-        folder_sizes_with_du,
-        "a folder's `size` is what it holds only with `ls --du` (without, it is its entry's few kB)",
-    ),
-    (
-        without_display_table,
-        "`table` only draws a value as text; the value itself is kept",
-    ),
-    (
-        size_from_listing,
-        "a file's size is the `size` column `ls` gives (`$f.size`); `open f | length` counts what it holds",
-    ),
-    (
-        text_lines_counted,
-        "`open` gives a text file as one text, whose `length` is its bytes; its lines are `open f | lines | length`",
-    ),
-    (
-        rows_matched_by_name,
-        "a listing's row is matched by its name: `where name =~ '.log'`",
-    ),
-    (
-        sizes_of_listing,
-        "`ls` gives rows of name, type, size, modified; their total is of a column: `get size | math sum`",
-    ),
-    (
-        lines_of_listed_files,
-        "`ls` gives rows that name files, not their text; each file's lines are `open --raw $f.name | lines`",
-    ),
-    (
-        find_without_highlight,
-        "`find` marks its matches with colour codes, which later filters see; `find --no-highlight` does not",
-    ),
-    (
-        git_dates_that_sort,
-        "git's dates as ISO (`--date=iso-strict`): they sort and compare as text, and `into datetime` reads them",
-    ),
-];
-
-/// Fixes of what does not parse (before the units and `$it`, below).
-const FIXES_OF_WHAT_FAILS_TO_PARSE: &[(Fix, &str)] = &[
-    (date_of_text, "text becomes a date with `into datetime`"),
-    (
-        without_python_methods,
-        "a value goes through commands, not methods: `($f.name | split row '.' | last)`",
-    ),
-    (split_row, "`split` takes a subcommand: `split row ' '`"),
-    (
-        record_values_in_parens,
-        "a record field's value is one expression: `{c: (($r.f - 32) * 5 / 9)}`",
-    ),
-];
-
-/// `pipeline` with every exact fix made, and a note of each (for the
-/// model: "`30days` is `30day`"); `None` when nothing needed fixing.
-/// A pipeline that `parses` gets only the fixes of what parses but never
-/// means what it says (the commas of a column list).
-pub fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)> {
-    let mut text = pipeline.to_string();
-    let mut notes = Vec::new();
-    let apply = |fixes: &[(Fix, &str)], text: &mut String, notes: &mut Vec<String>| {
-        for (fix, note) in fixes {
-            if let Some(fixed) = fix(text) {
-                notes.push(note.to_string());
-                *text = fixed;
-            }
-        }
-    };
-    apply(FIXES_OF_WHAT_PARSES, &mut text, &mut notes);
-    if let Some((fixed, number)) = sizes_in_bytes(&text) {
-        notes.push(format!(
-            "a file size compares with a size: `{number}b` (bytes), `4kb`, `2mb`"
-        ));
-        text = fixed;
-    }
-    if parses {
-        return (!notes.is_empty()).then_some((text, notes));
-    }
-    apply(FIXES_OF_WHAT_FAILS_TO_PARSE, &mut text, &mut notes);
-    if let Some((fixed, changed)) = in_nushell_units(&text) {
-        let words: Vec<String> = changed
-            .iter()
-            .map(|(other, nu)| format!("`{other}` is `{nu}`"))
-            .collect();
-        notes.push(words.join(", "));
-        text = fixed;
-    }
-    if let Some(fixed) = with_named_it(&text) {
-        notes.push("a closure names its parameter: `each {|it| ... }`".to_string());
-        text = fixed;
-    }
-    (!notes.is_empty()).then_some((text, notes))
-}
+//! policy as any other. Each fix is a rule of `rules::translation`, which
+//! names it, says what it serves and applies it in order.
 
 /// The pipeline of `nu -c '<pipeline>'` (or `^nu --commands "…"`), the
 /// whole step: one quoted string with no quote or escape of its kind
@@ -1532,6 +1396,13 @@ fn is_word_char(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `pipeline` with every translation made (see
+    /// [`super::super::rules::as_nushell`]).
+    fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)> {
+        let levers = super::super::levers::Levers::default();
+        super::super::rules::as_nushell(pipeline, parses, &levers)
+    }
 
     #[test]
     fn find_before_another_command_leaves_its_colours_out() {

@@ -300,126 +300,11 @@ pub fn bare_family_hint(engine: &EngineState, pipeline: &str) -> Option<String> 
     })
 }
 
-/// For a pipeline that ran and failed on a comparison of two types: the
-/// same pipeline with the literal written in the other side's type, where
-/// that is exact, and a note saying so. A file size against a bare number
-/// (`size > 10`) compares bytes (`size > 10b`); a number against a size in
-/// bytes (`rows > 0b`) compares the number; a date against text
-/// (`modified < '2023-01-01'`) compares dates; a row matched by a regex
-/// (`where $it =~ 'x'`, which fails on a table's rows) is matched as the
-/// text of its values; groups counted with `length` (which fails on the
-/// record of groups) are counted per group; the extension column `ls`
-/// lacks is made from each name; `open $x` of a variable that holds data
-/// (not a file name) is `$x`. `None` for any other error.
-pub fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, String)> {
-    let message = &diagnostic.message;
-    if let Some(fixed) = field_of_each_line(pipeline) {
-        return Some((
-            fixed,
-            "`lines | split row ' '` makes one list of all the lines' words; a field of each line is `each { split row ' ' | get 1 }`".into(),
-        ));
-    }
-    // Only where the value `open` was given is what could not be made a
-    // file name (a later element's error leaves the `open` alone).
-    if diagnostic.code.as_deref() == Some("nu::shell::cant_convert")
-        && let Some((fixed, value)) = value_not_opened(pipeline)
-        && diagnostic
-            .labels
-            .iter()
-            .any(|label| label.text.ends_with("to string") && label.snippet == value)
-    {
-        return Some((
-            fixed,
-            format!(
-                "`open` reads a file by its name; `{value}` already holds the data: `{value} | …`"
-            ),
-        ));
-    }
-    if diagnostic.code.as_deref() == Some("nu::shell::only_supports_this_input_type")
-        && diagnostic
-            .labels
-            .iter()
-            .any(|label| label.text.contains("input type: record<"))
-    {
-        let fixed = rows_counted_per_group(pipeline)?;
-        return Some((
-            fixed,
-            "`group-by` gives a record of groups; rows per group are `group-by g --to-table | update items { length }`".into(),
-        ));
-    }
-    if diagnostic.code.as_deref() == Some("nu::shell::column_not_found") {
-        let column = message.split('\'').nth(1)?;
-        let fixed = with_extension_column(pipeline, column)?;
-        return Some((
-            fixed,
-            format!(
-                "`ls` has no `{column}` column; a file's is `$f.name | path parse | get extension`"
-            ),
-        ));
-    }
-    if diagnostic.code.as_deref() == Some("nu::shell::operator_unsupported_type")
-        && (message.contains("'=~'") || message.contains("'!~'"))
-        && message.contains("'record<")
-    {
-        let fixed = rows_matched_as_text(pipeline)?;
-        return Some((
-            fixed,
-            "a row is matched as the text of its values: `($it | values | str join ' ') =~ 'x'`"
-                .into(),
-        ));
-    }
-    if diagnostic.code.as_deref() != Some("nu::shell::operator_incompatible_types") {
-        return None;
-    }
-    if message.contains("'datetime'") && message.contains("'string'") {
-        let fixed = with_dates_as_dates(pipeline)?;
-        return Some((fixed, "a date compares with a date, not with text".into()));
-    }
-    let (literal_type, fixed_literal): (&str, fn(&str) -> Option<String>) =
-        if message.contains("Types 'filesize' and 'int'") {
-            ("int", |number| Some(format!("{number}b")))
-        } else if message.contains("Types 'int' and 'filesize'") {
-            ("filesize", |size| {
-                let number = size.strip_suffix(['b', 'B'])?;
-                number.parse::<u64>().is_ok().then(|| number.to_string())
-            })
-        } else {
-            return None;
-        };
-    let label = diagnostic.labels.iter().find(|label| {
-        label.text == literal_type && label.snippet.chars().all(|c| c.is_ascii_alphanumeric())
-    })?;
-    if literal_type == "int" && label.snippet.parse::<u64>().is_err() {
-        return None;
-    }
-    let start = char_offset(pipeline, label.line, label.column)?;
-    let end = start + label.snippet.len();
-    if pipeline.get(start..end) != Some(label.snippet.as_str())
-        || pipeline[end..].starts_with(|c: char| c.is_ascii_alphanumeric())
-    {
-        return None;
-    }
-    let literal = fixed_literal(&label.snippet)?;
-    let fixed = format!("{}{literal}{}", &pipeline[..start], &pipeline[end..]);
-    let note = if literal_type == "int" {
-        format!(
-            "a file size compares with a size: `{literal}` for `{}`",
-            label.snippet
-        )
-    } else {
-        format!(
-            "a number compares with a number: `{literal}` for `{}`",
-            label.snippet
-        )
-    };
-    Some((fixed, note))
-}
-
 /// `pipeline` with the groups of `group-by g` counted (`group-by g |
 /// length`, which fails on the record of groups) as a table of each
 /// group and its rows: `group-by g --to-table | update items { length } |
 /// rename g count`; `None` when it has no such count.
-fn rows_counted_per_group(pipeline: &str) -> Option<String> {
+pub(super) fn rows_counted_per_group(pipeline: &str) -> Option<String> {
     static COUNTED: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"group-by\s+([A-Za-z_][A-Za-z0-9_-]*)\s*\|\s*(length|count)\b").ok()
     });
@@ -435,7 +320,7 @@ fn rows_counted_per_group(pipeline: &str) -> Option<String> {
 /// file extension `column` (`extension`, `ext`) it does not have, with
 /// that column made from each name right after the listing; `None` for
 /// any other pipeline or column.
-fn with_extension_column(pipeline: &str, column: &str) -> Option<String> {
+pub(super) fn with_extension_column(pipeline: &str, column: &str) -> Option<String> {
     if !["extension", "ext"].contains(&column) {
         return None;
     }
@@ -452,7 +337,7 @@ fn with_extension_column(pipeline: &str, column: &str) -> Option<String> {
 /// `pipeline` with each row matched by a regex (`where $it =~ 'x'`, on a
 /// table's rows, which `=~` cannot read) matched as the text of the row's
 /// values; `None` when it has no such match.
-fn rows_matched_as_text(pipeline: &str) -> Option<String> {
+pub(super) fn rows_matched_as_text(pipeline: &str) -> Option<String> {
     static ROW_MATCH: std::sync::LazyLock<Option<regex::Regex>> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"(^|[\s(])\$it\s*(=~|!~)").ok());
     let regex = ROW_MATCH.as_ref()?;
@@ -462,7 +347,7 @@ fn rows_matched_as_text(pipeline: &str) -> Option<String> {
 
 /// The byte offset of `line`:`column` (1-based, in characters) in `text`;
 /// a column past the line's end is its end.
-fn char_offset(text: &str, line: usize, column: usize) -> Option<usize> {
+pub(super) fn char_offset(text: &str, line: usize, column: usize) -> Option<usize> {
     let line_start: usize = text
         .split_inclusive('\n')
         .take(line.checked_sub(1)?)
@@ -622,35 +507,6 @@ fn file_command_arguments(pipeline: &str) -> impl Iterator<Item = &str> {
 
 /// Commands whose argument is a path.
 const FILE_COMMANDS: &[&str] = &["open", "rm", "ls", "cp", "mv", "cat", "du", "touch"];
-
-/// The first note a pipeline that ran needs about its result (see each
-/// hint): a size compared with a bare number, a command used the shell's
-/// way, values that lost their file, folder sizes from `ls`, nothing
-/// found by `ls` in one folder (`found_nothing`: a read that gave
-/// nothing, in `cwd`), or one folder listed when the request asked for
-/// subfolders too (`wants_subfolders`).
-pub fn result_note(
-    pipeline: &str,
-    value: &nu_protocol::Value,
-    found_nothing: bool,
-    wants_subfolders: bool,
-    cwd: &std::path::Path,
-) -> Option<String> {
-    bare_size_hint(pipeline)
-        .or_else(|| false_friend_hint(pipeline, found_nothing))
-        .or_else(|| lost_rows_hint(pipeline, value))
-        .or_else(|| folder_size_hint(pipeline, value))
-        .or_else(|| {
-            found_nothing
-                .then(|| this_folder_only_hint(pipeline, cwd))
-                .flatten()
-        })
-        .or_else(|| {
-            wants_subfolders
-                .then(|| subfolders_hint(pipeline, cwd))
-                .flatten()
-        })
-}
 
 /// For a pipeline that ran: a comparison of a file size with a bare
 /// number (`where size == 0`, `size > 1000`) does not compare sizes in
@@ -908,7 +764,7 @@ pub fn fields_of_lines_hint(pipeline: &str) -> Option<String> {
 /// `pipeline` with its `open $x` element (a variable or `$out.N` that
 /// holds data, not a file name: `open` failed to make it a string) written
 /// `$x`, and that variable; `None` when it has none.
-fn value_not_opened(pipeline: &str) -> Option<(String, String)> {
+pub(super) fn value_not_opened(pipeline: &str) -> Option<(String, String)> {
     let elements = super::near_nushell::top_level_elements(pipeline);
     let mut value = None;
     let fixed: Vec<String> = elements
@@ -931,7 +787,7 @@ fn value_not_opened(pipeline: &str) -> Option<(String, String)> {
 /// `pipeline` with `split row S | get N` (or `select N`) right after
 /// `lines` and its filters written `each { split row S | get N }`, the
 /// field of each line that awk's `$N` means; `None` when it has none.
-fn field_of_each_line(pipeline: &str) -> Option<String> {
+pub(super) fn field_of_each_line(pipeline: &str) -> Option<String> {
     let index = field_of_all_lines(pipeline)?;
     let elements = super::near_nushell::top_level_elements(pipeline);
     let elements: Vec<&str> = elements.iter().map(|e| e.trim()).collect();
@@ -1065,7 +921,7 @@ const TABLE_COLUMNS: &[(&str, &str)] = &[
 /// `pipeline` with each date written as text in a comparison (`modified
 /// < '2023-01-01'`) made a date (`('2023-01-01' | into datetime)`);
 /// `None` when it has none.
-fn with_dates_as_dates(pipeline: &str) -> Option<String> {
+pub(super) fn with_dates_as_dates(pipeline: &str) -> Option<String> {
     static COMPARED_TEXT: std::sync::LazyLock<Option<regex::Regex>> =
         std::sync::LazyLock::new(|| {
             regex::Regex::new(r#"(<=|>=|<|>|==|!=)\s*('[0-9][^']*'|"[0-9][^"]*")"#).ok()
@@ -1182,6 +1038,14 @@ fn short_usage(help: &str) -> String {
 mod tests {
     use super::*;
     use crate::shell::{Diagnostic, DiagnosticLabel, Engine};
+
+    /// The first exact fix of `pipeline` that failed with `diagnostic`,
+    /// every rule on (see [`super::super::rules::exact_fix`]).
+    fn exact_fix(pipeline: &str, diagnostic: &Diagnostic) -> Option<(String, String)> {
+        let levers = super::super::levers::Levers::default();
+        super::super::rules::exact_fix(pipeline, diagnostic, &levers)
+            .map(|fixed| (fixed.pipeline, fixed.note))
+    }
 
     #[test]
     fn a_request_for_each_file_on_its_own_is_told_from_one_over_all() {
@@ -1680,10 +1544,6 @@ mod tests {
         for about_folders in ["ls --du | sort-by size", "ls | where type == 'dir'"] {
             assert_eq!(subfolders_hint(about_folders, dir.path()), None);
         }
-        let value = nu_protocol::Value::test_nothing();
-        let note = result_note(listed, &value, false, true, dir.path()).unwrap_or_default();
-        assert!(note.contains("asks for subfolders"), "{note}");
-        assert_eq!(result_note(listed, &value, false, false, dir.path()), None);
     }
 
     #[test]

@@ -38,6 +38,8 @@ mod mcp;
 mod model;
 #[path = "nu_agent/policy.rs"]
 mod policy;
+#[path = "nu_agent/rules.rs"]
+mod rules;
 #[path = "nu_agent/run.rs"]
 mod run;
 
@@ -184,11 +186,15 @@ enum Command {
         #[arg(long)]
         no_pipeline_grammar: bool,
         /// Switch off one part of the loop, to measure what it does
-        /// (repeatable): pipeline-grammar, named-files, example,
+        /// (repeatable): a lever (pipeline-grammar, named-files, example,
         /// translation, repair, resample, show-as-ran, feed, scope,
-        /// answer-checks.
-        #[arg(long, value_name = "LEVER", value_parser = agent_core::agent::Lever::from_name)]
-        without: Vec<agent_core::agent::Lever>,
+        /// answer-checks) or one rule by its name (see --list-rules).
+        #[arg(long, value_name = "LEVER|RULE", value_parser = agent_core::agent::Switch::from_name)]
+        without: Vec<agent_core::agent::Switch>,
+        /// List every rule of the agent (name, kind, lever, what it
+        /// serves, its examples) and exit; with --json, the examples too.
+        #[arg(long)]
+        list_rules: bool,
         /// Switch on a part of the loop that is on trial (off by default
         /// until it pays on held-out tasks; repeatable): what-is-here,
         /// engine-docs.
@@ -574,12 +580,16 @@ fn main() -> ExitCode {
             no_grammar,
             no_pipeline_grammar,
             without,
+            list_rules,
             with_levers,
             wrong,
             keep,
             task_timeout,
             json,
         } => {
+            if list_rules {
+                return rules::list_rules(json);
+            }
             let args = eval::EvalArgs {
                 tasks,
                 backend,

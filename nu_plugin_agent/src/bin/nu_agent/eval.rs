@@ -10,7 +10,7 @@ use std::{
 };
 
 use agent_core::{
-    agent::{AgentEvent, BackgroundRunner, Lever, Levers},
+    agent::{AgentEvent, BackgroundRunner, Lever, Levers, Switch},
     config::AgentConfig,
     eval::{EvalRun, Fixture, JobRunnerFactory, SharedBackend, Task, TaskEnv, TaskResult, Totals},
     jobs::{JobManager, JobStore},
@@ -50,8 +50,9 @@ pub struct EvalArgs {
     pub no_grammar: bool,
     /// `agent.pipeline_grammar: false` for this run.
     pub no_pipeline_grammar: bool,
-    /// The parts of the loop switched off for this run.
-    pub without: Vec<Lever>,
+    /// The parts of the loop (levers) and the rules switched off for this
+    /// run.
+    pub without: Vec<Switch>,
     /// The parts on trial switched on for this run.
     pub with_levers: Vec<Lever>,
     pub keep: bool,
@@ -116,12 +117,23 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
         _ => None,
     };
     config.agent.history = false;
-    let mut off = args.without.clone();
+    let mut off: Vec<Lever> = args
+        .without
+        .iter()
+        .filter_map(|switch| match switch {
+            Switch::Lever(lever) => Some(*lever),
+            Switch::Rule(_) => None,
+        })
+        .collect();
     if args.no_pipeline_grammar {
         off.push(Lever::PipelineGrammar);
     }
+    let rules_off = args.without.iter().filter_map(|switch| match switch {
+        Switch::Rule(name) => Some(*name),
+        Switch::Lever(_) => None,
+    });
     // Each task's options are switched by `AgentOptions::without`.
-    let levers = Levers::switched(off, args.with_levers.clone());
+    let levers = Levers::switched(off, args.with_levers.clone()).without_rules(rules_off);
     let run = EvalRun {
         config: config.clone(),
         observe: args.observe,
@@ -191,6 +203,7 @@ pub fn eval(args: EvalArgs, mut config: AgentConfig, cancel: &CancelToken) -> Ex
             && !args.no_grammar,
         "read_named_files": config.agent.read_named_files && levers.on(Lever::NamedFiles),
         "without": levers.off().iter().map(|lever| lever.name()).collect::<Vec<_>>(),
+        "rules_off": levers.rules_off(),
         "transcript": if args.wrong { "wrong" } else { "script" },
         "skipped": skipped,
         "threads": config.model.threads,
