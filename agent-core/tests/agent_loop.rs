@@ -1537,6 +1537,39 @@ fn durations_in_other_languages_units_run_in_nushells() {
         vec!["ls | where modified > ((date now) - 2day) | length"]
     );
     assert!(results[0].contains('3'), "{}", results[0]);
+    // The rules behind the step are named: the rewrite, and the note that
+    // asks for the answer.
+    let rules: Vec<String> = ep
+        .events()
+        .into_iter()
+        .filter_map(|event| match event {
+            AgentEvent::RuleApplied { step: 1, rule } => Some(rule),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rules, ["duration-units", "done-ask"]);
+}
+
+#[test]
+fn a_rule_switched_off_by_its_name_leaves_the_step_as_written() {
+    let mut ep = episode(
+        vec![
+            nu("ls | where modified > ((date now) - 2days) | length"),
+            answer("I could not tell."),
+        ],
+        Policy::default(),
+        AgentOptions::default().without(Levers::default().without_rules(["duration-units"])),
+    );
+    ep.agent
+        .run("how many files changed in two days?", &CancelToken::new());
+    // Written in other units it cannot run: nothing runs in its place.
+    assert!(!ep.events().iter().any(|event| matches!(
+        event,
+        AgentEvent::Proposed { pipeline, .. } if pipeline.contains("2day)")
+    )));
+    assert!(!ep.events().iter().any(
+        |event| matches!(event, AgentEvent::RuleApplied { rule, .. } if rule == "duration-units")
+    ));
 }
 
 #[test]

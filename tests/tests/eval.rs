@@ -517,6 +517,12 @@ fn every_rule_is_listed_and_one_is_switched_off_by_its_name() {
         report["run"]["rules_off"],
         serde_json::json!(["duration-units"])
     );
+    // Each result names the rules that changed its steps.
+    assert_eq!(
+        results(&report)[0]["rules"],
+        serde_json::json!(["step 1: done-ask"]),
+        "{report}"
+    );
     let output = Command::new(workspace_binary("nu-agent"))
         .args(["eval", "--backend", "scripted", "--without", "no-such-rule"])
         .stdin(Stdio::null())

@@ -1682,8 +1682,8 @@ impl Agent {
                 self.notice(format!(
                     "step {step}: started as background job {id} (`agent job status {id}`)"
                 ));
-                let fixed = fixed.as_ref().map_or(String::new(), |(nushell, notes)| {
-                    format!("In Nushell {}; it runs as `{nushell}`.\n", notes.join("; "))
+                let fixed = fixed.as_ref().map_or(String::new(), |(nushell, done)| {
+                    format!("In Nushell {}; it runs as `{nushell}`.\n", notes_of(done))
                 });
                 format!(
                     "{fixed}{copied_note}Started as background job {id}. When it ends, its result comes as an [event] message with its $out number."
@@ -1803,11 +1803,12 @@ impl Agent {
         // `select a, b`): the exact Nushell form runs (and is judged) in
         // its place.
         let translation = self.options.on(Lever::Translation);
-        if let Some((nushell, notes)) =
+        if let Some((nushell, done)) =
             rules::as_nushell(pipeline, plan.is_some(), &self.options.levers)
         {
             self.ran_notes
-                .push(format!("In Nushell {}", notes.join("; ")));
+                .push(format!("In Nushell {}", notes_of(&done)));
+            self.rules_applied(step, done.iter().map(|d| d.rule));
             return self.run_step(step, &nushell, why, cancel);
         }
         let finds = |program: &str| self.shell.finds_program(program);
@@ -1880,6 +1881,17 @@ impl Agent {
             return self.not_run(step, pipeline, why, label, preview, text);
         }
         self.run_checked(step, pipeline, why, decision, cancel)
+    }
+
+    /// Say that the rules named `names` changed step `step` (see
+    /// [`AgentEvent::RuleApplied`]).
+    fn rules_applied(&mut self, step: usize, names: impl IntoIterator<Item = &'static str>) {
+        for rule in names {
+            self.emit(AgentEvent::RuleApplied {
+                step,
+                rule: rule.to_string(),
+            });
+        }
     }
 
     /// A step the loop does not run, whatever the policy says (it calls
@@ -2031,11 +2043,13 @@ impl Agent {
             let Some(rules::Rewritten {
                 pipeline: fixed,
                 note,
+                rule,
             }) = fix
             else {
                 break;
             };
             self.ran_notes.push(format!("In Nushell {note}"));
+            self.rules_applied(step, [rule]);
             let (_, decision) = self.shell.check(&fixed);
             (text, status, error) = self.run_once(step, &fixed, why, decision, cancel);
             pipeline = fixed;
@@ -2141,7 +2155,8 @@ impl Agent {
             agent: self,
             cancel,
         };
-        let observed = rules::with_notes(observed, &outcome, &mut reads, &levers);
+        let (observed, told_by) = rules::with_notes(observed, &outcome, &mut reads, &levers);
+        self.rules_applied(step, told_by);
         let text = match &ran.notice {
             Some(notice) => format!("Note: {notice}.\n{observed}"),
             None => observed,
@@ -2161,6 +2176,13 @@ impl Agent {
         let ran = self.shell.run(pipeline, &limits, cancel);
         (ran.outcome.error.is_none() && ran.approved_by.is_some()).then_some(ran)
     }
+}
+
+/// The notes of the rewrites `done`, as one clause ("`30days` is
+/// `30day`; a closure names its parameter: …").
+fn notes_of(done: &[rules::Rewritten]) -> String {
+    let notes: Vec<&str> = done.iter().map(|d| d.note.as_str()).collect();
+    notes.join("; ")
 }
 
 /// What the notes on a step may read again (see [`rules::Reads`]).

@@ -111,6 +111,9 @@ pub enum AgentEvent {
     /// The model's turn was not acted on (a call that could not be read,
     /// an empty reply, a call repeated); `message` says which, briefly.
     Repaired { step: usize, message: String },
+    /// A rule of the agent (see `nu-agent eval --list-rules`) changed the
+    /// step: rewrote its pipeline, or added a note to its result.
+    RuleApplied { step: usize, rule: String },
     /// Something arrived from outside the loop between turns.
     External(String),
     /// The end: the answer text, and the `$out` index returned as data.

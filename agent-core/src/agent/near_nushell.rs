@@ -1402,6 +1402,7 @@ mod tests {
     fn as_nushell(pipeline: &str, parses: bool) -> Option<(String, Vec<String>)> {
         let levers = super::super::levers::Levers::default();
         super::super::rules::as_nushell(pipeline, parses, &levers)
+            .map(|(text, done)| (text, done.into_iter().map(|d| d.note).collect()))
     }
 
     #[test]

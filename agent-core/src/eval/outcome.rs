@@ -34,6 +34,9 @@ pub struct TaskResult {
     /// What each repair was, as `step N: what was repaired` (calls
     /// rewritten, sent back or not made show here, not in `steps`).
     pub repaired: Vec<String>,
+    /// The rules that changed a step, as `step N: rule` (see
+    /// `nu-agent eval --list-rules`).
+    pub rules: Vec<String>,
     /// Pipelines that did not parse.
     pub parse_errors: usize,
     /// Steps the policy asked about.

@@ -298,6 +298,9 @@ fn count(events: &[AgentEvent], result: &mut TaskResult) {
                 result.repairs += 1;
                 result.repaired.push(format!("step {step}: {message}"));
             }
+            AgentEvent::RuleApplied { step, rule } => {
+                result.rules.push(format!("step {step}: {rule}"));
+            }
             AgentEvent::Proposed { pipeline, .. } => result.pipelines.push(pipeline.clone()),
             AgentEvent::Answered { text, .. } => result.answer = Some(text.clone()),
             AgentEvent::AwaitingApproval { .. } => result.approvals += 1,
@@ -399,6 +402,9 @@ fn event_value(event: &AgentEvent, pipeline: Option<&str>) -> Value {
             ("step", int(*step)),
             ("text", s(message)),
         ],
+        AgentEvent::RuleApplied { step, rule } => {
+            vec![("kind", s("rule")), ("step", int(*step)), ("rule", s(rule))]
+        }
         AgentEvent::External(text) => vec![("kind", s("external")), ("text", s(text))],
         AgentEvent::Answered { text, out } => vec![
             ("kind", s("answered")),

@@ -486,6 +486,8 @@ impl State {
                 let text = self.paint(RED, "✗ cancelled");
                 self.line(&text);
             }
+            // The step's line shows the pipeline that ran.
+            AgentEvent::RuleApplied { .. } => {}
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use super::super::levers::Lever;
 use super::super::repair;
-use super::{Call, Kind, Rewritten, Rule, TextRewrite, When, becomes, leaves};
+use super::{Call, Kind, Rule, TextRewrite, When, becomes, leaves};
 use crate::shell::Diagnostic;
 
 /// A rule of the repair family.
@@ -49,10 +49,7 @@ pub static EXACT_FIXES: &[TextRewrite] = &[
         when: When::Failed,
         apply: |call| {
             call.error?;
-            Some(Rewritten {
-                pipeline: repair::field_of_each_line(call.pipeline)?,
-                note: "`lines | split row ' '` makes one list of all the lines' words; a field of each line is `each { split row ' ' | get 1 }`".into(),
-            })
+            Some((repair::field_of_each_line(call.pipeline)?, "`lines | split row ' '` makes one list of all the lines' words; a field of each line is `each { split row ' ' | get 1 }`".into()))
         },
     },
     TextRewrite {
@@ -77,12 +74,9 @@ pub static EXACT_FIXES: &[TextRewrite] = &[
                 .labels
                 .iter()
                 .any(|label| label.text.ends_with("to string") && label.snippet == value)
-                .then(|| Rewritten {
-                    pipeline,
-                    note: format!(
+                .then(|| (pipeline, format!(
                         "`open` reads a file by its name; `{value}` already holds the data: `{value} | …`"
-                    ),
-                })
+                    )))
         },
     },
     TextRewrite {
@@ -107,10 +101,7 @@ pub static EXACT_FIXES: &[TextRewrite] = &[
             if !on_groups {
                 return None;
             }
-            Some(Rewritten {
-                pipeline: repair::rows_counted_per_group(call.pipeline)?,
-                note: "`group-by` gives a record of groups; rows per group are `group-by g --to-table | update items { length }`".into(),
-            })
+            Some((repair::rows_counted_per_group(call.pipeline)?, "`group-by` gives a record of groups; rows per group are `group-by g --to-table | update items { length }`".into()))
         },
     },
     TextRewrite {
@@ -129,12 +120,12 @@ pub static EXACT_FIXES: &[TextRewrite] = &[
         apply: |call| {
             let error = failed_with(call, "nu::shell::column_not_found")?;
             let column = error.message.split('\'').nth(1)?;
-            Some(Rewritten {
-                pipeline: repair::with_extension_column(call.pipeline, column)?,
-                note: format!(
+            Some((
+                repair::with_extension_column(call.pipeline, column)?,
+                format!(
                     "`ls` has no `{column}` column; a file's is `$f.name | path parse | get extension`"
                 ),
-            })
+            ))
         },
     },
     TextRewrite {
@@ -158,10 +149,7 @@ pub static EXACT_FIXES: &[TextRewrite] = &[
             if !on_rows {
                 return None;
             }
-            Some(Rewritten {
-                pipeline: repair::rows_matched_as_text(call.pipeline)?,
-                note: "a row is matched as the text of its values: `($it | values | str join ' ') =~ 'x'`".into(),
-            })
+            Some((repair::rows_matched_as_text(call.pipeline)?, "a row is matched as the text of its values: `($it | values | str join ' ') =~ 'x'`".into()))
         },
     },
     TextRewrite {
@@ -183,10 +171,10 @@ pub static EXACT_FIXES: &[TextRewrite] = &[
             if !(message.contains("'datetime'") && message.contains("'string'")) {
                 return None;
             }
-            Some(Rewritten {
-                pipeline: repair::with_dates_as_dates(call.pipeline)?,
-                note: "a date compares with a date, not with text".into(),
-            })
+            Some((
+                repair::with_dates_as_dates(call.pipeline)?,
+                "a date compares with a date, not with text".into(),
+            ))
         },
     },
     TextRewrite {
@@ -233,7 +221,7 @@ enum Literal {
 /// `call`, which failed on a comparison of a file size and a number, with
 /// its literal side written in the other side's type; `None` where that
 /// is not exact (the literal is a variable, or a size in other units).
-fn literal_of_the_other_type(call: &Call<'_>, literal: Literal) -> Option<Rewritten> {
+fn literal_of_the_other_type(call: &Call<'_>, literal: Literal) -> Option<(String, String)> {
     let error = failed_with(call, "nu::shell::operator_incompatible_types")?;
     let (types, literal_type) = match literal {
         Literal::NumberAsSize => ("Types 'filesize' and 'int'", "int"),
@@ -273,10 +261,10 @@ fn literal_of_the_other_type(call: &Call<'_>, literal: Literal) -> Option<Rewrit
             format!("a number compares with a number: `{fixed_literal}` for `{written}`")
         }
     };
-    Some(Rewritten {
-        pipeline: format!("{}{fixed_literal}{}", &pipeline[..start], &pipeline[end..]),
+    Some((
+        format!("{}{fixed_literal}{}", &pipeline[..start], &pipeline[end..]),
         note,
-    })
+    ))
 }
 
 #[cfg(test)]

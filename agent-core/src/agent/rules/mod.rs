@@ -133,11 +133,12 @@ pub struct Call<'a> {
 }
 
 /// A pipeline rewritten, with the note the model reads of it ("`30days`
-/// is `30day`").
+/// is `30day`") and the rule that rewrote it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rewritten {
     pub pipeline: String,
     pub note: String,
+    pub rule: &'static str,
 }
 
 /// A rewrite of a call into the form that runs.
@@ -151,11 +152,12 @@ pub trait Rewrite: Sync {
 }
 
 /// A rewrite made by one function of the pipeline (and the error, where it
-/// reads one): the common form of [`Rewrite`].
+/// reads one), which gives the pipeline rewritten and its note: the common
+/// form of [`Rewrite`].
 pub struct TextRewrite {
     pub rule: Rule,
     pub when: When,
-    pub apply: fn(&Call<'_>) -> Option<Rewritten>,
+    pub apply: fn(&Call<'_>) -> Option<(String, String)>,
 }
 
 impl Rewrite for TextRewrite {
@@ -168,7 +170,13 @@ impl Rewrite for TextRewrite {
     }
 
     fn rewrite(&self, call: &Call<'_>) -> Option<Rewritten> {
-        (self.apply)(call).filter(|rewritten| rewritten.pipeline != call.pipeline)
+        (self.apply)(call)
+            .filter(|(pipeline, _)| pipeline != call.pipeline)
+            .map(|(pipeline, note)| Rewritten {
+                pipeline,
+                note,
+                rule: self.rule.name,
+            })
     }
 }
 
@@ -196,23 +204,23 @@ pub fn named(name: &str) -> Option<&'static Rule> {
 
 /// `call` rewritten by every rewrite of `when` (in [`rewrites`]' order,
 /// each seeing the last one's pipeline) that `levers` leave on, with each
-/// one's note; `None` when none rewrote it.
+/// one's rewrite (its note, its rule); `None` when none rewrote it.
 pub fn rewritten(
     pipeline: &str,
     when: &[When],
     error: Option<&Diagnostic>,
     levers: &Levers,
-) -> Option<(String, Vec<String>)> {
+) -> Option<(String, Vec<Rewritten>)> {
     let mut text = pipeline.to_string();
-    let mut notes = Vec::new();
+    let mut notes: Vec<Rewritten> = Vec::new();
     for rewrite in rewrites().filter(|r| when.contains(&r.when()) && r.rule().on(levers)) {
         let call = Call {
             pipeline: &text,
             error,
         };
         if let Some(done) = rewrite.rewrite(&call) {
-            notes.push(done.note);
-            text = done.pipeline;
+            text = done.pipeline.clone();
+            notes.push(done);
         }
     }
     (!notes.is_empty()).then_some((text, notes))
@@ -234,7 +242,11 @@ pub fn exact_fix(pipeline: &str, error: &Diagnostic, levers: &Levers) -> Option<
 /// model: "`30days` is `30day`"); `None` when nothing needed rewriting. A
 /// pipeline that `parses` gets only the rewrites of what parses but never
 /// means what it says (the commas of a column list).
-pub fn as_nushell(pipeline: &str, parses: bool, levers: &Levers) -> Option<(String, Vec<String>)> {
+pub fn as_nushell(
+    pipeline: &str,
+    parses: bool,
+    levers: &Levers,
+) -> Option<(String, Vec<Rewritten>)> {
     let when: &[When] = if parses {
         &[When::Written]
     } else {

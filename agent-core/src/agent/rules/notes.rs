@@ -446,13 +446,14 @@ pub static NOTES: &[Note] = &[
 ];
 
 /// `observed` (what the model reads of a step) with the notes on
-/// `outcome` that `levers` leave on.
+/// `outcome` that `levers` leave on, and the names of their rules.
 pub fn with_notes(
     mut observed: String,
     outcome: &Outcome<'_>,
     reads: &mut dyn Reads,
     levers: &super::Levers,
-) -> String {
+) -> (String, Vec<&'static str>) {
+    let mut told_by = Vec::new();
     let told = |note: &Note, observed: &mut String, reads: &mut dyn Reads| -> bool {
         let Some(text) = note
             .rule
@@ -474,14 +475,17 @@ pub fn with_notes(
     for group in [Group::Error, Group::Result] {
         for note in NOTES.iter().filter(|note| note.group == group) {
             if told(note, &mut observed, reads) {
+                told_by.push(note.rule.name);
                 break;
             }
         }
     }
     for note in NOTES.iter().filter(|note| note.group == Group::Each) {
-        told(note, &mut observed, reads);
+        if told(note, &mut observed, reads) {
+            told_by.push(note.rule.name);
+        }
     }
-    observed
+    (observed, told_by)
 }
 
 #[cfg(test)]

@@ -6,14 +6,11 @@
 
 use super::super::levers::Lever;
 use super::super::near_nushell as near;
-use super::{Kind, Rewritten, Rule, TextRewrite, When, becomes, leaves};
+use super::{Kind, Rule, TextRewrite, When, becomes, leaves};
 
 /// `pipeline` rewritten, with `note`.
-fn noted(pipeline: Option<String>, note: &str) -> Option<Rewritten> {
-    pipeline.map(|pipeline| Rewritten {
-        pipeline,
-        note: note.to_string(),
-    })
+fn noted(pipeline: Option<String>, note: &str) -> Option<(String, String)> {
+    pipeline.map(|pipeline| (pipeline, note.to_string()))
 }
 
 /// A rule of the translation family.
@@ -414,12 +411,10 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             let (pipeline, number) = near::sizes_in_bytes(call.pipeline)?;
-            Some(Rewritten {
+            Some((
                 pipeline,
-                note: format!(
-                    "a file size compares with a size: `{number}b` (bytes), `4kb`, `2mb`"
-                ),
-            })
+                format!("a file size compares with a size: `{number}b` (bytes), `4kb`, `2mb`"),
+            ))
         },
     },
     TextRewrite {
@@ -519,10 +514,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
                 .iter()
                 .map(|(other, nu)| format!("`{other}` is `{nu}`"))
                 .collect();
-            Some(Rewritten {
-                pipeline,
-                note: words.join(", "),
-            })
+            Some((pipeline, words.join(", ")))
         },
     },
     TextRewrite {
