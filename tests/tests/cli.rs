@@ -1033,3 +1033,40 @@ fn job_clean_removes_finished_jobs_and_keeps_unfinished_ones() {
     let out = nu_agent_jobs(state.path(), &["clean", "--older-than", "soon"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+#[test]
+fn every_command_s_help_ends_with_examples_that_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in [
+        "ask",
+        "run",
+        "policy",
+        "model",
+        "config",
+        "job",
+        "eval",
+        "mcp",
+        "completions",
+    ] {
+        let help = stdout_of(&nu_agent(dir.path(), &[command, "--help"]));
+        let (_, examples) = help
+            .split_once("Examples:")
+            .unwrap_or_else(|| panic!("`nu-agent {command} --help` has no examples:\n{help}"));
+        for example in examples
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("nu-agent "))
+        {
+            assert!(
+                example.starts_with(&format!("nu-agent {command}")),
+                "{command}: {example}"
+            );
+        }
+    }
+    // An example's own flags are the command's: `policy check --json` parses.
+    let output = nu_agent(dir.path(), &["policy", "check", "--json", "^git push"]);
+    assert!(
+        output.status.success() || output.status.code() != Some(2),
+        "{output:?}"
+    );
+}

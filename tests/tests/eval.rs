@@ -41,6 +41,19 @@ fn eval(args: &[&str]) -> (i32, serde_json::Value) {
     (output.status.code().unwrap_or(-1), report)
 }
 
+/// A directory holding one task whose transcript adds one and one.
+fn one_task_dir() -> tempfile::TempDir {
+    task_dir(&[(
+        "one.nu",
+        r#"{
+    name: "one"
+    request: "What is 1 + 1?"
+    check: {|r| $r.answer | default "" | str contains "2" }
+    script: [ {nu: "1 + 1", why: "add"} {answer: "2"} ]
+}"#,
+    )])
+}
+
 /// A directory holding these task files (name, text).
 fn task_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -191,15 +204,7 @@ fn the_table_has_the_columns_the_readme_names() {
             readme_columns.extend(part.split_whitespace().map(str::to_string));
         }
     }
-    let dir = task_dir(&[(
-        "one.nu",
-        r#"{
-    name: "one"
-    request: "What is 1 + 1?"
-    check: {|r| $r.answer | default "" | str contains "2" }
-    script: [ {nu: "1 + 1", why: "add"} {answer: "2"} ]
-}"#,
-    )]);
+    let dir = one_task_dir();
     let state = tempfile::tempdir().unwrap();
     let output = Command::new(workspace_binary("nu-agent"))
         .args(["eval", "--backend", "scripted", "--tasks"])
@@ -494,15 +499,7 @@ fn every_rule_is_listed_and_one_is_switched_off_by_its_name() {
     assert_eq!(rule("asks-which-ones")["kind"], "request fact");
     // A run names the rules it switched off; a name no rule has is an
     // error that says where the names are.
-    let dir = task_dir(&[(
-        "one.nu",
-        r#"{
-    name: "one"
-    request: "What is 1 + 1?"
-    check: {|r| $r.answer | default "" | str contains "2" }
-    script: [ {nu: "1 + 1", why: "add"} {answer: "2"} ]
-}"#,
-    )]);
+    let dir = one_task_dir();
     let tasks = dir.path().to_str().unwrap();
     let (code, report) = eval(&[
         "--backend",

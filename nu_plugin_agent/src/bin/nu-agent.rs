@@ -68,6 +68,9 @@ enum Command {
     /// Give the agent a task in plain words: it plans, runs Nushell
     /// pipelines under your policy (asking on the terminal where it must),
     /// and prints the answer. Standard input, when piped, is context.
+    #[command(
+        after_help = "Examples:\n  nu-agent ask \"which files here are largest?\"\n  git diff | nu-agent ask \"summarize this change\"\n  nu-agent ask --continue \"and the smallest?\"\n  nu-agent ask --json \"how many .rs files are here?\""
+    )]
     Ask {
         /// What to do, e.g. "which files here are largest?".
         request: Vec<String>,
@@ -98,6 +101,9 @@ enum Command {
     },
     /// Run a Nushell pipeline in the agent's embedded engine, under your
     /// policy: checked first, asked about when needed, guarded while it runs.
+    #[command(
+        after_help = "Examples:\n  nu-agent run 'ls | where size > 1mb | sort-by size'\n  nu-agent run --json 'sys mem'\n  nu-agent run --observe 'ps | first 5'"
+    )]
     Run {
         /// The pipeline, e.g. 'ls | where size > 1mb | sort-by size'.
         pipeline: String,
@@ -129,22 +135,32 @@ enum Command {
         disable_layer: Vec<String>,
     },
     /// The policy: show it, or check a pipeline against it.
+    #[command(
+        after_help = "Examples:\n  nu-agent policy check 'rm -r build'\n  nu-agent policy check --json '^git push'\n  nu-agent policy show"
+    )]
     Policy {
         #[command(subcommand)]
         command: PolicyCommand,
     },
     /// The models: list them, show one, pull one from the hub.
+    #[command(
+        after_help = "Examples:\n  nu-agent model list\n  nu-agent model info\n  nu-agent model pull\n  nu-agent model pull qwen2.5-coder-0.5b"
+    )]
     Model {
         #[command(subcommand)]
         command: ModelCommand,
     },
     /// The configuration file.
+    #[command(after_help = "Examples:\n  nu-agent config init")]
     Config {
         #[command(subcommand)]
         command: ConfigCommand,
     },
     /// The background jobs the plugin runs (`agent job` in nu): list them,
     /// show one, its result or its log; remove finished ones.
+    #[command(
+        after_help = "Examples:\n  nu-agent job list\n  nu-agent job status 3\n  nu-agent job result 3\n  nu-agent job clean"
+    )]
     Job {
         #[command(subcommand)]
         command: JobCommand,
@@ -153,6 +169,9 @@ enum Command {
     /// check, transcript) in a temp dir and HOME of its own, against the
     /// local model, a server or the tasks' scripted transcripts; then a
     /// table of success, steps, repairs, approvals and tokens per task.
+    #[command(
+        after_help = "Examples:\n  nu-agent eval --backend scripted\n  nu-agent eval --backend local --max-steps 6\n  nu-agent eval --backend local --without translation\n  nu-agent eval --list-rules"
+    )]
     Eval {
         /// A directory of task files (*.nu, *.nuon), a glob, or one file
         /// (default: tests/eval/tasks).
@@ -221,6 +240,7 @@ enum Command {
     /// persistent sandboxed session, and a step that needs confirmation is
     /// asked of you through the client, never of the agent.
     /// E.g. `claude mcp add nu-agent -- nu-agent mcp`.
+    #[command(after_help = "Examples:\n  nu-agent mcp\n  nu-agent mcp --http 127.0.0.1:0")]
     Mcp {
         /// Serve streamable HTTP on this loopback address instead of stdio,
         /// e.g. 127.0.0.1:8765 (port 0 picks a free one; the address and
@@ -244,6 +264,9 @@ enum Command {
     },
     /// Print a completion script for a shell, e.g.
     /// `nu-agent completions bash > ~/.local/share/bash-completion/completions/nu-agent`.
+    #[command(
+        after_help = "Examples:\n  nu-agent completions bash > ~/.local/share/bash-completion/completions/nu-agent\n  nu-agent completions fish > ~/.config/fish/completions/nu-agent.fish"
+    )]
     Completions {
         /// bash, zsh or fish.
         shell: CompletionShell,

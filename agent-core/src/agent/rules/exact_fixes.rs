@@ -7,22 +7,12 @@
 
 use super::super::levers::Lever;
 use super::super::repair;
-use super::{Call, Kind, Rule, TextRewrite, When, becomes, leaves};
+use super::{Call, Example, Kind, Rule, TextRewrite, When, becomes, leaves};
 use crate::shell::Diagnostic;
 
 /// A rule of the repair family.
-const fn rule(
-    name: &'static str,
-    serves: &'static str,
-    examples: &'static [super::Example],
-) -> Rule {
-    Rule {
-        name,
-        kind: Kind::Rewrite,
-        lever: Lever::Repair,
-        serves,
-        examples,
-    }
+const fn rule(name: &'static str, serves: &'static str, examples: &'static [Example]) -> Rule {
+    Rule::of(Kind::Rewrite, Lever::Repair, name, serves, examples)
 }
 
 /// The error `call` failed with, when its code is `code`.

@@ -80,6 +80,23 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// A rule of `kind` in the family of `lever`.
+    pub const fn of(
+        kind: Kind,
+        lever: Lever,
+        name: &'static str,
+        serves: &'static str,
+        examples: &'static [Example],
+    ) -> Rule {
+        Rule {
+            name,
+            kind,
+            lever,
+            serves,
+            examples,
+        }
+    }
+
     /// Whether the rule is on under `levers`: its family's lever is, and
     /// it is not switched off by its name.
     pub fn on(&self, levers: &Levers) -> bool {

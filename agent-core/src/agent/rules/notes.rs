@@ -106,13 +106,7 @@ pub struct Note {
 
 /// A rule of the notes.
 const fn rule(name: &'static str, serves: &'static str, examples: &'static [Example]) -> Rule {
-    Rule {
-        name,
-        kind: Kind::Note,
-        lever: Lever::Repair,
-        serves,
-        examples,
-    }
+    Rule::of(Kind::Note, Lever::Repair, name, serves, examples)
 }
 
 /// For a step over the data file it opened that failed on a column or
@@ -383,13 +377,15 @@ pub static NOTES: &[Note] = &[
             if !(outcome.ok() && outcome.found_nothing()) {
                 return None;
             }
-            emptied::before_filters(outcome.pipeline)
-                .into_iter()
-                .find_map(|(before, filter)| {
-                    let (index, value) = reads.read(&before)?;
-                    emptied::has_rows(&value)
-                        .then(|| emptied::note(&before, &filter, index, &value))
-                })
+            // The last filter given any rows, looking back; a read the
+            // policy would ask about ends the search.
+            for (before, filter) in emptied::before_filters(outcome.pipeline) {
+                let (index, value) = reads.read(&before)?;
+                if emptied::has_rows(&value) {
+                    return Some(emptied::note(&before, &filter, index, &value));
+                }
+            }
+            None
         },
     },
     Note {

@@ -33,13 +33,7 @@ pub struct Fact {
 
 /// A fact of the scope lever.
 const fn rule(name: &'static str, serves: &'static str, examples: &'static [Example]) -> Rule {
-    Rule {
-        name,
-        kind: Kind::RequestFact,
-        lever: Lever::Scope,
-        serves,
-        examples,
-    }
+    Rule::of(Kind::RequestFact, Lever::Scope, name, serves, examples)
 }
 
 /// A fact that holds or not.

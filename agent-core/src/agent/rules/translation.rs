@@ -6,7 +6,7 @@
 
 use super::super::levers::Lever;
 use super::super::near_nushell as near;
-use super::{Kind, Rule, TextRewrite, When, becomes, leaves};
+use super::{Example, Kind, Rule, TextRewrite, When, becomes, leaves};
 
 /// `pipeline` rewritten, with `note`.
 fn noted(pipeline: Option<String>, note: &str) -> Option<(String, String)> {
@@ -14,18 +14,8 @@ fn noted(pipeline: Option<String>, note: &str) -> Option<(String, String)> {
 }
 
 /// A rule of the translation family.
-const fn rule(
-    name: &'static str,
-    serves: &'static str,
-    examples: &'static [super::Example],
-) -> Rule {
-    Rule {
-        name,
-        kind: Kind::Rewrite,
-        lever: Lever::Translation,
-        serves,
-        examples,
-    }
+const fn rule(name: &'static str, serves: &'static str, examples: &'static [Example]) -> Rule {
+    Rule::of(Kind::Rewrite, Lever::Translation, name, serves, examples)
 }
 
 /// The translations, in the order they apply: those of what parses but
