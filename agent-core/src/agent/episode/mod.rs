@@ -18,8 +18,8 @@ use super::{
     bare_input::{self, Feed},
     bash_forms,
     compact::{self, estimate},
-    copied_values, echo, engine_docs, grounding, home_directory, named_files, near_nushell, prompt,
-    repair, repository, reuse, rules, scope,
+    copied_values, echo, engine_docs, grounding, home_directory, named_files, prompt, repair,
+    repository, reuse, rules, scope,
     tools::{Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs},
     what_is_here,
 };

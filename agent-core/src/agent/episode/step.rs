@@ -20,38 +20,16 @@ impl Agent {
         why: &str,
         cancel: &CancelToken,
     ) -> (String, StepStatus) {
-        // "Which files…" answered with `| length`: the rows, not their
-        // number, are what the request asks for.
-        if let Some(rows) = (self.facts.which_ones && self.options.on(Lever::Scope))
-            .then(|| near_nushell::without_final_count(pipeline))
-            .flatten()
+        // To what the request's words ask ("which files" answered with the
+        // rows, "in each file" per file, subfolders too): the pipeline
+        // that fits runs in its place (see `rules::scope`).
+        let cwd = self.shell.cwd();
+        if let Some((scoped, done)) =
+            rules::scoped(pipeline, &self.facts, &cwd, &self.options.levers)
         {
-            self.ran_notes
-                .push("A count gives only how many, and the rows themselves were asked for".into());
-            return self.run_step(step, &rows, why, cancel);
-        }
-        // Files opened by a glob give one figure over them all; the
-        // request asks for each file's.
-        if let Some(each) = (self.facts.per_file && self.options.on(Lever::Scope))
-            .then(|| near_nushell::opened_glob_per_file(pipeline))
-            .flatten()
-        {
-            self.ran_notes.push(
-                "The request asks for each file's own figure, and `open` of a glob gives one over them all"
-                    .into(),
-            );
-            return self.run_step(step, &each, why, cancel);
-        }
-        // One folder listed when the request asks for its subfolders too:
-        // the same pipeline over them runs (a step saved, and a small
-        // model keeps its own pipeline where a note would send it astray).
-        if let Some(whole) = (self.facts.subfolders && self.options.on(Lever::Scope))
-            .then(|| repair::over_subfolders(pipeline, &self.shell.cwd()))
-            .flatten()
-        {
-            self.ran_notes
-                .push("`ls **/…` looks into subfolders, as the request asks".into());
-            return self.run_step(step, &whole, why, cancel);
+            self.ran_notes.extend(done.iter().map(|d| d.note.clone()));
+            self.rules_applied(step, done.iter().map(|d| d.rule));
+            return self.run_step(step, &scoped, why, cancel);
         }
         let (plan, decision) = self.shell.check(pipeline);
         // A filter copied with a made-up value of the prompt's examples

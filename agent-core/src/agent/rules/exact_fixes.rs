@@ -287,6 +287,8 @@ mod tests {
                 let call = Call {
                     pipeline: example.given,
                     error,
+                    facts: None,
+                    cwd: None,
                 };
                 let gives = super::super::Rewrite::rewrite(fix, &call).map(|done| done.pipeline);
                 if gives.as_deref() != example.gives {

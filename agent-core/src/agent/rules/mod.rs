@@ -12,6 +12,7 @@
 mod exact_fixes;
 mod notes;
 mod request;
+mod scope;
 mod translation;
 
 use super::levers::{Lever, Levers};
@@ -20,6 +21,7 @@ use crate::shell::Diagnostic;
 pub use exact_fixes::EXACT_FIXES;
 pub use notes::{NOTES, Outcome, Reads, with_notes};
 pub use request::{FACTS, RequestFacts};
+pub use scope::SCOPE_REWRITES;
 pub use translation::TRANSLATIONS;
 
 /// What a rule is, where the loop applies it.
@@ -139,6 +141,8 @@ pub enum When {
     Unparsable,
     /// After it ran and failed with an error the rewrite reads.
     Failed,
+    /// As written, first in a step: to what the request's words ask.
+    Scoped,
 }
 
 /// The call a rewrite looks at.
@@ -147,6 +151,10 @@ pub struct Call<'a> {
     pub pipeline: &'a str,
     /// The error it failed with ([`When::Failed`] only).
     pub error: Option<&'a Diagnostic>,
+    /// What the request asks ([`When::Scoped`] only).
+    pub facts: Option<&'a RequestFacts>,
+    /// The working directory ([`When::Scoped`] only).
+    pub cwd: Option<&'a std::path::Path>,
 }
 
 /// A pipeline rewritten, with the note the model reads of it ("`30days`
@@ -199,8 +207,9 @@ impl Rewrite for TextRewrite {
 
 /// The rewrites, in the order the loop applies them.
 pub fn rewrites() -> impl Iterator<Item = &'static dyn Rewrite> {
-    TRANSLATIONS
+    SCOPE_REWRITES
         .iter()
+        .chain(TRANSLATIONS)
         .chain(EXACT_FIXES)
         .map(|rule| rule as &dyn Rewrite)
 }
@@ -234,6 +243,8 @@ pub fn rewritten(
         let call = Call {
             pipeline: &text,
             error,
+            facts: None,
+            cwd: None,
         };
         if let Some(done) = rewrite.rewrite(&call) {
             text = done.pipeline.clone();
@@ -249,10 +260,38 @@ pub fn exact_fix(pipeline: &str, error: &Diagnostic, levers: &Levers) -> Option<
     let call = Call {
         pipeline,
         error: Some(error),
+        facts: None,
+        cwd: None,
     };
     rewrites()
         .filter(|r| r.when() == When::Failed && r.rule().on(levers))
         .find_map(|rewrite| rewrite.rewrite(&call))
+}
+
+/// `pipeline` made to fit what the request asks (`facts`; the step runs
+/// in `cwd`), with each rewrite (the [`When::Scoped`] rewrites `levers`
+/// leave on, in order); `None` when none applied.
+pub fn scoped(
+    pipeline: &str,
+    facts: &RequestFacts,
+    cwd: &std::path::Path,
+    levers: &Levers,
+) -> Option<(String, Vec<Rewritten>)> {
+    let mut text = pipeline.to_string();
+    let mut done: Vec<Rewritten> = Vec::new();
+    for rewrite in rewrites().filter(|r| r.when() == When::Scoped && r.rule().on(levers)) {
+        let call = Call {
+            pipeline: &text,
+            error: None,
+            facts: Some(facts),
+            cwd: Some(cwd),
+        };
+        if let Some(rewritten) = rewrite.rewrite(&call) {
+            text = rewritten.pipeline.clone();
+            done.push(rewritten);
+        }
+    }
+    (!done.is_empty()).then_some((text, done))
 }
 
 /// `pipeline` as Nushell means it, with a note of each rewrite (for the
@@ -366,11 +405,22 @@ mod tests {
 
     #[test]
     fn each_rewrite_of_a_written_pipeline_gives_its_examples() {
+        // A request that asks for everything, in a folder with a subfolder.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let facts = RequestFacts {
+            subfolders: true,
+            which_ones: true,
+            per_file: true,
+            ..RequestFacts::default()
+        };
         for rewrite in rewrites().filter(|r| r.when() != When::Failed) {
             for example in rewrite.rule().examples {
                 let call = Call {
                     pipeline: example.given,
                     error: None,
+                    facts: Some(&facts),
+                    cwd: Some(dir.path()),
                 };
                 let gives = rewrite.rewrite(&call).map(|done| done.pipeline);
                 assert_eq!(
