@@ -7,8 +7,8 @@
 use nu_protocol::engine::EngineState;
 use nu_protocol::{Category, CompareTypes, Type, Value};
 
-use super::near_nushell::top_level_elements;
-use super::repair::command_name;
+use super::pipeline_text::top_level_elements;
+use super::usage::command_name;
 
 /// What a pipeline that starts without input makes of the last result.
 #[derive(Debug, PartialEq)]

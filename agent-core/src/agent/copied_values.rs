@@ -11,7 +11,7 @@
 //! filter there would widen the change).
 
 use super::grounding::holds_number;
-use super::near_nushell::top_level_elements;
+use super::pipeline_text::top_level_elements;
 use super::prompt::prompt_examples;
 
 /// A value written in a filter.

@@ -9,7 +9,7 @@
 
 use nu_protocol::Value;
 
-use super::near_nushell::top_level_elements;
+use super::pipeline_text::top_level_elements;
 use crate::observe::{Budget, render};
 
 /// Commands that keep some of their input's rows.

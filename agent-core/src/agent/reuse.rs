@@ -5,7 +5,7 @@
 //! (a large file, a deep listing), and the model sees the form that reuses
 //! a result.
 
-use super::near_nushell::top_level_elements;
+use super::pipeline_text::top_level_elements;
 
 /// Commands whose output depends only on the files they read: what a step
 /// gave with them stays true until a step changes something.

@@ -20,7 +20,7 @@ pub const PIPELINE_ARGUMENT: &str = "pipeline";
 /// `math`, and the session's own `def`s and aliases, which are commands of
 /// its engine too), `programs` (those on PATH, which models call
 /// without `^`) and the habits of other languages the loop translates or
-/// names the Nushell form of ([`super::repair::habit_names`]). Sorted,
+/// names the Nushell form of ([`super::habits::habit_names`]). Sorted,
 /// each once.
 pub fn pipeline_heads(engine: &EngineState, programs: &[String]) -> Vec<String> {
     let mut heads: Vec<String> = engine
@@ -31,7 +31,7 @@ pub fn pipeline_heads(engine: &EngineState, programs: &[String]) -> Vec<String> 
             name.split_whitespace().next().map(str::to_string)
         })
         .chain(programs.iter().cloned())
-        .chain(super::repair::habit_names().map(str::to_string))
+        .chain(super::habits::habit_names().map(str::to_string))
         .collect();
     heads.sort_unstable();
     heads.dedup();

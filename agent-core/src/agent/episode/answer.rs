@@ -1,24 +1,127 @@
-//! The stage that checks an answer before it reaches the user: a reply
-//! that echoes a message, an answer with nothing in it, a stop left
-//! unsaid, facts no result shows; and the answer the loop gives itself
-//! from the steps' own outcome when the model has no turn left.
+//! The stage that checks an answer before it reaches the user (the
+//! checks themselves are registered rules: `rules::ANSWER_CHECKS`), and
+//! the answer the loop gives itself from the steps' own outcome when the
+//! model has no turn left.
 
 use super::*;
 
 impl Agent {
-    /// `text`, a last answer that leaves out what the policy stopped, with
-    /// the stop said after it (`stopped`, the stop's first line).
-    pub(super) fn with_stop_said(&mut self, step: usize, text: &str, stopped: &str) -> String {
+    /// What the model reads of its `answer` call (`text`, returning
+    /// `$out.{out}`), when the answer is sent back; otherwise the request
+    /// ends with it ([`Stop::End`]). `progress`: the call counted as
+    /// progress (a check that sends it back takes that back).
+    pub(super) fn answer_call(
+        &mut self,
+        episode: &mut Episode,
+        plan: Plan,
+        text: String,
+        out: Option<usize>,
+        progress: bool,
+    ) -> Result<String, Stop> {
+        let step = plan.step;
+        let said = Said {
+            text: &text,
+            by_tool: true,
+            names_out: out.is_some(),
+            out_exists: out.is_some_and(|n| self.shell.out(n).is_some()),
+        };
+        let text = match self.check_answer(episode, plan, &said) {
+            Some(AnswerVerdict::AskAgain { told, .. }) => {
+                episode.idle_turns += usize::from(progress);
+                return Ok(told);
+            }
+            Some(AnswerVerdict::Outcome { .. }) => {
+                return Err(Stop::End(
+                    self.outcome_answer(episode.last_stop.as_deref(), episode.last_result),
+                ));
+            }
+            Some(AnswerVerdict::Amended { text, .. }) => text,
+            None => text,
+        };
+        let last_result = episode.last_result;
+        let Some(n) = out else {
+            return Err(Stop::End(self.answer_with_last_table(text, last_result)));
+        };
+        if let Some(value) = self.shell.out(n) {
+            self.answered_out = Some(n);
+            return Err(Stop::End(Ending::Answered {
+                text: with_row_names(text, &value),
+                data: Some(value),
+            }));
+        }
+        // A result it miscounted (`$out.1` when the last step's is
+        // `$out.0`): the last result is what it meant to return.
+        let last = last_result.and_then(|m| Some((m, self.shell.out(m)?)));
+        if let Some((m, value)) = last.filter(|_| !text.trim().is_empty()) {
+            self.emit(AgentEvent::Repaired {
+                step,
+                message: format!(
+                    "the answer named $out.{n}, which does not exist; it returns $out.{m}, the last result"
+                ),
+            });
+            self.answered_out = Some(m);
+            return Err(Stop::End(Ending::Answered {
+                text,
+                data: Some(value),
+            }));
+        }
+        // Nothing to return, or no turn left to fix it in: the answer's
+        // text is the answer.
+        if (plan.answer_only || self.shell.out(0).is_none()) && !text.trim().is_empty() {
+            self.answered_out = None;
+            return Err(Stop::End(Ending::Answered { text, data: None }));
+        }
+        Ok(format!(
+            "There is no $out.{n}: {}. Answer again with an existing one, or without `out`.",
+            self.outs_so_far()
+        ))
+    }
+
+    /// The verdict of the first answer check (those the levers leave on)
+    /// that speaks of `said`, its repair reported; a check that sends an
+    /// answer given with the tool back is remembered (it does so once).
+    pub(super) fn check_answer(
+        &mut self,
+        episode: &mut Episode,
+        plan: Plan,
+        said: &Said<'_>,
+    ) -> Option<AnswerVerdict> {
+        let record = Record {
+            messages: &self.messages,
+            instructions: &self.instructions,
+            request: &self.request,
+            kind: self.options.kind,
+            last_step: plan.last_step,
+            answer_only: plan.answer_only,
+            has_data: episode.has_data,
+            stops: episode.stops,
+            last_stop: episode.last_stop.as_deref(),
+            last_result: episode.last_result.is_some(),
+            last_is_table: self.is_a_table(episode.last_result),
+            any_result: self.shell.out(0).is_some(),
+            may_have_changed: self.may_have_changed,
+            asked: &episode.asked,
+        };
+        let (check, verdict) = rules::answer_verdict(said, &record, &self.options.levers)?;
+        let (AnswerVerdict::AskAgain { repair, .. }
+        | AnswerVerdict::Outcome { repair }
+        | AnswerVerdict::Amended { repair, .. }) = &verdict;
+        let step = plan.step;
         self.emit(AgentEvent::Repaired {
             step,
-            message:
-                "the last answer leaves out what the policy stopped; it is said after the answer"
-                    .into(),
+            message: repair.clone(),
         });
-        match text.trim_end() {
-            "" => format!("I did not do it: the policy stopped the step ({stopped})."),
-            said => format!("{said}\nNot done: the policy stopped a step ({stopped})."),
+        self.emit(AgentEvent::RuleApplied {
+            step,
+            rule: check.to_string(),
+        });
+        if let AnswerVerdict::AskAgain { must_run, .. } = &verdict
+            && said.by_tool
+        {
+            episode.asked.push(check);
+            episode.must_run |= *must_run;
         }
+        Some(verdict)
     }
 
     /// The answer `text`; right after a step that gave a table (`$out.N`
@@ -86,156 +189,6 @@ impl Agent {
         last_result
             .and_then(|n| self.shell.out(n))
             .is_some_and(|value| is_table(&value))
-    }
-
-    /// Whether `text` repeats a message the model was sent (the request, a
-    /// result, a correction) rather than answering: a small model told
-    /// "You made this same call…" may say it back as its answer. An
-    /// answer `with_data` (a table returned with it) may be the request in
-    /// fewer words: it heads the table.
-    pub(super) fn echoes_a_message(&self, text: &str, with_data: bool) -> bool {
-        let said = normalize(text);
-        // The request alone, as the user wrote it (its message may carry
-        // the loop's notes after it).
-        let request_again = said.len() >= ECHO_MIN_CHARS && normalize(&self.request) == said;
-        if request_again
-            || HARNESS_PHRASES.iter().any(|phrase| said.contains(phrase))
-            || prompt::is_example_answer(text)
-            || echo::is_shape_line(text)
-            || (!with_data && echo::restates(text, &self.request))
-        {
-            return true;
-        }
-        // Words of a tool's own description ("answer the user. Set out to
-        // N to return $out.N as data.").
-        let describes_a_tool = said.len() >= ECHO_PREFIX_MIN_CHARS
-            && tool_defs(self.options.kind)
-                .iter()
-                .any(|tool| normalize(&tool.description).contains(&said));
-        if describes_a_tool {
-            return true;
-        }
-        self.messages
-            .iter()
-            .filter(|m| matches!(m.role, Role::User | Role::Tool))
-            .any(|m| {
-                let sent = normalize(&m.content);
-                (said.len() >= ECHO_MIN_CHARS && sent == said)
-                    || (said.len() >= ECHO_PREFIX_MIN_CHARS && sent.starts_with(&said))
-                    // Words of the loop's own instructions ("… what you
-                    // found, or what you could not do and why."); a result
-                    // may be quoted.
-                    || (m.role == Role::User
-                        && said.len() >= ECHO_PREFIX_MIN_CHARS
-                        && sent.contains(&said))
-                    // The loop's notes on a result, said back in other
-                    // punctuation ("No shell to exit. A task ends with
-                    // answer: …").
-                    || (m.role == Role::Tool
-                        && (echo::repeats_words(text, echo::loop_notes(&m.content))
-                            || echo::is_quoted_code(text, echo::loop_notes(&m.content))))
-            })
-            || self
-                .instructions
-                .iter()
-                .any(|told| echo::repeats_words(text, told))
-    }
-
-    /// Facts of `answer` that no message of this conversation holds (the
-    /// machine's facts in the system prompt, the results, the requests,
-    /// the pipelines written).
-    pub(super) fn ungrounded(&self, answer: &str, numbers_too: bool) -> Vec<String> {
-        // Not the turn that answers, nor the model's own earlier answers
-        // and text, nor the loop's messages sending an answer back (they
-        // quote it): a fact made up and said again would ground itself.
-        let before = &self.messages[..self.messages.len().saturating_sub(1)];
-        let mut sources: Vec<&str> = before
-            .iter()
-            .filter(|m| m.role != Role::Assistant && !m.content.starts_with(NOT_ANSWERED))
-            // A value in an example of the engine's help is not a fact here.
-            .map(|m| {
-                m.content
-                    .split(engine_docs::HEADING)
-                    .next()
-                    .unwrap_or_default()
-            })
-            .collect();
-        let calls: Vec<String> = before
-            .iter()
-            .flat_map(|m| &m.tool_calls)
-            .filter(|call| call.name != "answer")
-            .map(|call| serde_json::Value::Object(call.arguments.clone()).to_string())
-            .collect();
-        sources.extend(calls.iter().map(String::as_str));
-        grounding::ungrounded(answer, &sources, numbers_too)
-    }
-}
-
-/// What the model is told when its answer announces something it does
-/// not give.
-pub(super) const HOLLOW_ANSWER: &str = "Not answered yet: your answer ends with a colon and gives nothing after it. Answer with the result itself, or pass `out` to return a `$out.N`.";
-
-/// How each message sending an answer back begins.
-pub(super) const NOT_ANSWERED: &str = "Not answered yet:";
-
-/// Phrases only this loop's own messages use (corrections, lookups,
-/// unknown names): an answer containing one repeats a message, whatever
-/// words it puts around it.
-pub(super) const HARNESS_PHRASES: &[&str] = &[
-    "is not a Nushell command",
-    "The request asks",
-    "the rows themselves were asked for",
-    "Close ones:",
-    "There is no $out.",
-    "Not answered yet:",
-    "Answer again with",
-    "You made this same call",
-    "Fix the pipeline and call `nu` again",
-    "this same pipeline failed at step",
-    "Call `answer` now",
-    "a message you were sent",
-    "nu::shell::",
-    "nu::parser::",
-    "do not retry it",
-    "This is the last step",
-];
-
-/// What the model is told when its answer leaves out that the policy
-/// stopped a step: the user must learn what was not done.
-pub(super) const STOP_UNSAID: &str = "Not answered yet: the policy stopped a step of this request (blocked, or not approved), and your answer does not say so. Answer again: what you did not do, and why.";
-
-/// An answer with no content: empty, an introduction (`The answer is:`)
-/// to something it does not give, or only the name of a tool (`answer`).
-pub(super) fn hollow_answer(text: &str) -> bool {
-    let text = text.trim();
-    text.is_empty() || text.ends_with(':') || tool_named(text).is_some()
-}
-
-/// The tool `text` names and nothing else (backticks and a full stop
-/// aside), as the agent's tools spell it: a tiny model calls `answer`
-/// with the text `answer`.
-pub(super) fn tool_named(text: &str) -> Option<&'static str> {
-    let bare = text.trim_matches(|c: char| c == '`' || c == '.' || c.is_whitespace());
-    [NU_TOOL, super::super::ANSWER_TOOL, super::super::HELP_TOOL]
-        .into_iter()
-        .find(|tool| bare.eq_ignore_ascii_case(tool))
-}
-
-/// What the model is told of its hollow answer `text`, and what the
-/// repair says: the colon with nothing after it, or a tool's name.
-pub(super) fn hollow_answer_repair(text: &str) -> (String, &'static str) {
-    if let Some(tool) = tool_named(text) {
-        (
-            format!(
-                "{NOT_ANSWERED} `{tool}` is the name of a tool, not an answer. Call `answer` with what the results show, or run a pipeline that finds it."
-            ),
-            "an answer that is only a tool's name; asked again",
-        )
-    } else {
-        (
-            HOLLOW_ANSWER.to_string(),
-            "an answer with nothing after its colon; asked again",
-        )
     }
 }
 

@@ -62,7 +62,7 @@ impl Agent {
         let engine = self.shell.session().engine_state();
         // `^sys cpu` with no program `sys` here: the command `sys cpu`.
         if let Some(command) = translation
-            .then(|| repair::without_caret_of_commands(engine, pipeline, &unknown))
+            .then(|| habits::without_caret_of_commands(engine, pipeline, &unknown))
             .flatten()
         {
             self.ran_notes.push(format!(
@@ -76,7 +76,7 @@ impl Agent {
                 || bash_forms::feeds_a_table_to_a_program(engine, pipeline));
         if let Some(text) = plan
             .as_ref()
-            .and_then(|_| repair::bare_family_hint(engine, pipeline))
+            .and_then(|_| usage::bare_family_hint(engine, pipeline))
         {
             let preview = first_line(&text);
             return self.not_run(step, pipeline, why, "only help".into(), preview, text);
@@ -118,7 +118,7 @@ impl Agent {
             return self.run_checked(step, &programs, why, decision, cancel);
         }
         if !unknown.is_empty() {
-            let text = repair::unknown_programs_message(engine, &unknown);
+            let text = habits::unknown_programs_message(engine, &unknown);
             let label = format!("not a command: {}", unknown.join(", "));
             let preview = format!("`{}` is not a command or a program", unknown[0]);
             return self.not_run(step, pipeline, why, label, preview, text);

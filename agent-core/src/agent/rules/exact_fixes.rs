@@ -6,7 +6,7 @@
 //! [`repair`](super::super::repair).
 
 use super::super::levers::Lever;
-use super::super::repair;
+use super::super::{pipeline_text, repair};
 use super::{Call, Example, Kind, Rule, TextRewrite, When, becomes, leaves};
 use crate::shell::Diagnostic;
 
@@ -236,7 +236,7 @@ fn literal_of_the_other_type(call: &Call<'_>, literal: Literal) -> Option<(Strin
         }
     };
     let pipeline = call.pipeline;
-    let start = repair::char_offset(pipeline, label.line, label.column)?;
+    let start = pipeline_text::char_offset(pipeline, label.line, label.column)?;
     let end = start + written.len();
     if pipeline.get(start..end) != Some(written)
         || pipeline[end..].starts_with(|c: char| c.is_ascii_alphanumeric())

@@ -9,6 +9,7 @@
 //! The registries keep the order the loop applies the rules in: a rule
 //! earlier in [`REWRITES`] sees the pipeline first.
 
+mod answer_checks;
 mod exact_fixes;
 mod notes;
 mod request;
@@ -18,6 +19,9 @@ mod translation;
 use super::levers::{Lever, Levers};
 use crate::shell::Diagnostic;
 
+pub use answer_checks::{
+    ANSWER_CHECKS, AnswerVerdict, Record, Said, hollow_answer, normalize, verdict as answer_verdict,
+};
 pub use exact_fixes::EXACT_FIXES;
 pub use notes::{NOTES, Outcome, Reads, with_notes};
 pub use request::{FACTS, RequestFacts};
@@ -33,6 +37,8 @@ pub enum Kind {
     Note,
     /// Reads a fact from the request's words, once (see [`RequestFacts`]).
     RequestFact,
+    /// Checks an answer before it reaches the user.
+    AnswerCheck,
 }
 
 impl Kind {
@@ -42,6 +48,7 @@ impl Kind {
             Kind::Rewrite => "rewrite",
             Kind::Note => "note",
             Kind::RequestFact => "request fact",
+            Kind::AnswerCheck => "answer check",
         }
     }
 }
@@ -214,13 +221,15 @@ pub fn rewrites() -> impl Iterator<Item = &'static dyn Rewrite> {
         .map(|rule| rule as &dyn Rewrite)
 }
 
-/// Every rule: the request's facts, the rewrites, then the notes.
+/// Every rule: the request's facts, the rewrites, the notes, then the
+/// answer checks.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
     FACTS
         .iter()
         .map(|fact| &fact.rule)
         .chain(rewrites().map(|rewrite| rewrite.rule()))
         .chain(NOTES.iter().map(|note| &note.rule))
+        .chain(ANSWER_CHECKS.iter().map(|check| &check.rule))
 }
 
 /// The rule named `name`.
@@ -331,6 +340,7 @@ mod tests {
                         Kind::Rewrite => format!("`{}` → `{}`", example.given, gives),
                         Kind::Note => format!("`{}` → \"…{}…\"", example.given, gives),
                         Kind::RequestFact => format!("\"{}\" → {}", example.given, gives),
+                        Kind::AnswerCheck => format!("\"{}\" → {}", example.given, gives),
                     })
                 })
                 .unwrap_or_default();

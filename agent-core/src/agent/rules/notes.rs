@@ -13,7 +13,9 @@ use std::path::Path;
 
 use nu_protocol::{Value, engine::EngineState};
 
-use super::super::{data_shape, emptied, event::StepStatus, levers::Lever, repair, repository};
+use super::super::{
+    data_shape, emptied, event::StepStatus, levers::Lever, repair, repository, usage,
+};
 use super::{Example, Kind, Rule, becomes, leaves};
 use crate::shell::Diagnostic;
 
@@ -151,7 +153,7 @@ pub static NOTES: &[Note] = &[
             let error = outcome
                 .error
                 .filter(|_| outcome.status == StepStatus::Unparsable)?;
-            repair::usage_hint(reads.engine(), outcome.pipeline, error)
+            usage::usage_hint(reads.engine(), outcome.pipeline, error)
         },
     },
     Note {

@@ -5,7 +5,7 @@
 //! first to measure on tasks nobody tuned them on. What a fact changes is
 //! the rewrite or note that reads it (see `episode` and [`super::notes`]).
 
-use super::super::{levers::Lever, repair, scope};
+use super::super::{levers::Lever, scope};
 use super::{Example, Kind, Levers, Rule, becomes, leaves};
 
 /// What a request asks, as far as the loop reads it.
@@ -52,7 +52,7 @@ pub static FACTS: &[Fact] = &[
                 leaves("list the folders here"),
             ],
         ),
-        read: |request| holds(repair::asks_for_subfolders(request)),
+        read: |request| holds(asks_for_subfolders(request)),
     },
     Fact {
         rule: rule(
@@ -63,7 +63,7 @@ pub static FACTS: &[Fact] = &[
                 leaves("how many files are empty?"),
             ],
         ),
-        read: |request| holds(repair::asks_which_ones(request)),
+        read: |request| holds(asks_which_ones(request)),
     },
     Fact {
         rule: rule(
@@ -74,7 +74,7 @@ pub static FACTS: &[Fact] = &[
                 leaves("count the error lines in app.log"),
             ],
         ),
-        read: |request| holds(repair::asks_per_file(request)),
+        read: |request| holds(asks_per_file(request)),
     },
     Fact {
         rule: rule(
@@ -124,8 +124,54 @@ fn asks_for_background(request: &str) -> bool {
             .any(|word| word == "job" || word == "jobs")
 }
 
+/// Whether `request` asks which things (files, rows) there are, by name,
+/// and not how many: "Which files…", "Find the empty files", "List…".
+fn asks_which_ones(request: &str) -> bool {
+    let request = request.to_lowercase();
+    let words: Vec<&str> = request
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let asks_items = words
+        .iter()
+        .any(|w| ["which", "list", "find", "show", "name", "names"].contains(w));
+    let asks_number = request.contains("how many")
+        || request.contains("number of")
+        || words
+            .iter()
+            .any(|w| ["count", "total", "sum", "average"].contains(w));
+    asks_items && !asks_number
+}
+
+/// Whether `request` asks for something of each file on its own ("in
+/// each .log file", "per file", "for every CSV file"), not one figure
+/// over them all.
+fn asks_per_file(request: &str) -> bool {
+    static PER_FILE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(each|every|per)\s+(?:[\w.*-]+\s+){0,2}?files?\b").ok()
+    });
+    PER_FILE
+        .as_ref()
+        .is_some_and(|regex| regex.is_match(request))
+}
+
+/// Whether `request` asks to look into subfolders too.
+fn asks_for_subfolders(request: &str) -> bool {
+    let request = request.to_lowercase();
+    [
+        "subfolder",
+        "sub-folder",
+        "subdirector",
+        "sub-director",
+        "recursive",
+    ]
+    .iter()
+    .any(|word| request.contains(word))
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::super::repair::{over_subfolders, subfolders_hint};
     use super::*;
 
     #[test]
@@ -161,5 +207,79 @@ mod tests {
                 ..RequestFacts::default()
             }
         );
+    }
+
+    #[test]
+    fn a_request_for_each_file_on_its_own_is_told_from_one_over_all() {
+        for request in [
+            "How many ERROR lines are in each .log file under logs/?",
+            "count the lines per file",
+            "the total of every CSV file here",
+        ] {
+            assert!(asks_per_file(request), "{request}");
+        }
+        for request in [
+            "how many lines do the logs have in all?",
+            "which files are empty?",
+            "each line of notes.txt",
+        ] {
+            assert!(!asks_per_file(request), "{request}");
+        }
+    }
+
+    #[test]
+    fn a_request_for_which_ones_is_told_from_one_for_how_many() {
+        for which in [
+            "Which files in this directory have not been modified in 30 days?",
+            "Find the empty files here",
+            "list the processes named nu",
+        ] {
+            assert!(asks_which_ones(which), "{which}");
+        }
+        for how_many in [
+            "How many files are empty? List them.",
+            "Count the lines of every log",
+            "Find the total size of the csv files",
+            "Free up disk space",
+        ] {
+            assert!(!asks_which_ones(how_many), "{how_many}");
+        }
+    }
+
+    #[test]
+    fn one_folder_listed_when_subfolders_were_asked_for_is_pointed_out() {
+        assert!(asks_for_subfolders(
+            "List every file here and in its Subfolders"
+        ));
+        assert!(asks_for_subfolders("search recursively for logs"));
+        assert!(!asks_for_subfolders("list the folders here"));
+        let dir = tempfile::tempdir().unwrap();
+        let listed = "ls | where size > 10kb";
+        assert_eq!(subfolders_hint(listed, dir.path()), None, "no subfolders");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let hint = subfolders_hint(listed, dir.path()).unwrap_or_default();
+        assert!(hint.contains("`ls **/* | where size > 10kb`"), "{hint}");
+        let hint = subfolders_hint("ls *.bak", dir.path()).unwrap_or_default();
+        assert!(hint.contains("`ls **/*.bak`"), "{hint}");
+        assert_eq!(
+            over_subfolders("ls -a *.bak | each { rm $in.name }", dir.path()).as_deref(),
+            Some("ls -a **/*.bak | each { rm $in.name }")
+        );
+        assert_eq!(
+            over_subfolders("ls . | where size > 1kb", dir.path()).as_deref(),
+            Some("ls **/* | where size > 1kb")
+        );
+        // A name or a variable is a folder or a file, not a pattern.
+        for named in ["ls sub | length", "ls $env.PWD", "ls ..", "ls ($dir)"] {
+            assert_eq!(over_subfolders(named, dir.path()), None, "{named}");
+        }
+        assert_eq!(
+            subfolders_hint("ls **/* | where size > 10kb", dir.path()),
+            None
+        );
+        // "Which subfolder is largest" is about this folder's entries.
+        for about_folders in ["ls --du | sort-by size", "ls | where type == 'dir'"] {
+            assert_eq!(subfolders_hint(about_folders, dir.path()), None);
+        }
     }
 }

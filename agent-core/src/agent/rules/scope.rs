@@ -4,7 +4,7 @@
 //! its own pipeline where a note would send it astray, so the pipeline
 //! that fits the request runs in its place, and the model is told why.
 
-use super::super::{levers::Lever, near_nushell as near, repair};
+use super::super::{levers::Lever, listing_forms as listing, near_nushell as near, repair};
 use super::{Call, Example, Kind, RequestFacts, Rule, TextRewrite, When, becomes, leaves};
 
 /// A rewrite of the scope lever.
@@ -60,7 +60,7 @@ pub static SCOPE_REWRITES: &[TextRewrite] = &[
         when: When::Scoped,
         apply: |call| {
             let each =
-                near::opened_glob_per_file(call.pipeline).filter(|_| facts(call).per_file)?;
+                listing::opened_glob_per_file(call.pipeline).filter(|_| facts(call).per_file)?;
             Some((
                 each,
                 "The request asks for each file's own figure, and `open` of a glob gives one over them all".into(),

@@ -5,6 +5,7 @@
 //! text work itself is in [`near_nushell`](super::super::near_nushell).
 
 use super::super::levers::Lever;
+use super::super::listing_forms as listing;
 use super::super::near_nushell as near;
 use super::{Example, Kind, Rule, TextRewrite, When, becomes, leaves};
 
@@ -93,7 +94,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::files_renamed_with_mv(call.pipeline),
+                listing::files_renamed_with_mv(call.pipeline),
                 "`rename` renames columns; a file is renamed with `mv`",
             )
         },
@@ -113,7 +114,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::rename_program_with_mv(call.pipeline),
+                listing::rename_program_with_mv(call.pipeline),
                 "`rename` renames columns of its input; files are renamed with `mv`: `ls *.a | each {|f| mv $f.name ($f.name | str replace '.a' '.b') }`",
             )
         },
@@ -133,7 +134,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::listing_renamed_with_mv(call.pipeline),
+                listing::listing_renamed_with_mv(call.pipeline),
                 "`rename` renames columns; listed files are renamed with `each {|f| mv $f.name ($f.name | str replace 'a' 'b') }`",
             )
         },
@@ -150,7 +151,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::program_opened_as_file(call.pipeline),
+                listing::program_opened_as_file(call.pipeline),
                 "a program runs by its name, it is not opened: `^ss -tln`",
             )
         },
@@ -167,7 +168,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::listing_removed_with_each(call.pipeline),
+                listing::listing_removed_with_each(call.pipeline),
                 "`rm` takes paths, not input; a listing's files are removed one by one with `each`",
             )
         },
@@ -187,7 +188,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::listing_moved_with_each(call.pipeline),
+                listing::listing_moved_with_each(call.pipeline),
                 "`mv` takes paths, not input; a listing's files are moved one by one with `each`",
             )
         },
@@ -227,7 +228,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::folder_sizes_with_du(call.pipeline),
+                listing::folder_sizes_with_du(call.pipeline),
                 "a folder's `size` is what it holds only with `ls --du` (without, it is its entry's few kB)",
             )
         },
@@ -267,7 +268,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::size_from_listing(call.pipeline),
+                listing::size_from_listing(call.pipeline),
                 "a file's size is the `size` column `ls` gives (`$f.size`); `open f | length` counts what it holds",
             )
         },
@@ -284,7 +285,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::text_lines_counted(call.pipeline),
+                listing::text_lines_counted(call.pipeline),
                 "`open` gives a text file as one text, whose `length` is its bytes; its lines are `open f | lines | length`",
             )
         },
@@ -301,7 +302,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::rows_matched_by_name(call.pipeline),
+                listing::rows_matched_by_name(call.pipeline),
                 "a listing's row is matched by its name: `where name =~ '.log'`",
             )
         },
@@ -321,7 +322,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::sizes_of_listing(call.pipeline),
+                listing::sizes_of_listing(call.pipeline),
                 "`ls` gives rows of name, type, size, modified; their total is of a column: `get size | math sum`",
             )
         },
@@ -341,7 +342,7 @@ pub static TRANSLATIONS: &[TextRewrite] = &[
         when: When::Written,
         apply: |call| {
             noted(
-                near::lines_of_listed_files(call.pipeline),
+                listing::lines_of_listed_files(call.pipeline),
                 "`ls` gives rows that name files, not their text; each file's lines are `open --raw $f.name | lines`",
             )
         },

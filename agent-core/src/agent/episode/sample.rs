@@ -1,0 +1,183 @@
+//! The stage that samples a turn: the conversation fitted to the context,
+//! the tools the [`Plan`] offers, the pipeline grammar, and the calls to
+//! steer away from; a turn that repeats an earlier call, or whose pipeline
+//! cannot run, is sampled again steered away from it.
+
+use super::*;
+
+impl Agent {
+    /// The model's turn for `plan`, sampled again (steered away, then
+    /// warmer) while it repeats a call made before or writes a pipeline
+    /// that cannot run.
+    pub(super) fn sample(
+        &mut self,
+        episode: &Episode,
+        plan: Plan,
+        cancel: &CancelToken,
+    ) -> Result<crate::llm::ChatTurn, Stop> {
+        let step = plan.step;
+        let resample = self.options.on(Lever::Resample);
+        let mut avoid = if resample {
+            episode.made_calls.clone()
+        } else {
+            Vec::new()
+        };
+        let mut turn = self.model_turn(plan.offered, self.options.temperature, &avoid, cancel)?;
+        // A call made before gives nothing new, and a greedy model
+        // asked again in the same words makes it again (a backend that
+        // cannot steer its tokens, or a repeat in other whitespace):
+        // sample the turn anew, warmer, without the repeat in the
+        // conversation, and with the calls it repeated to be steered
+        // away from.
+        for temperature in RESAMPLE_TEMPERATURES {
+            let Some(earlier) = repeated_call(&turn, &episode.made).filter(|_| resample) else {
+                break;
+            };
+            self.emit(AgentEvent::Repaired {
+                step,
+                message: format!("the same call as step {earlier}; sampled again"),
+            });
+            avoid.extend(
+                turn.tool_calls
+                    .iter()
+                    .filter(|call| call.name != super::ANSWER_TOOL)
+                    .cloned(),
+            );
+            let temperature = temperature.max(self.options.temperature);
+            turn = self.model_turn(plan.offered, temperature, &avoid, cancel)?;
+        }
+        // A pipeline that cannot run is not shown to the model: it
+        // is sampled again, steered away from it.
+        for temperature in UNRUNNABLE_TEMPERATURES {
+            // Before any result, a copied example is only a guess to
+            // steer away from; after, it means the model is done (see
+            // the reply stage).
+            let before_results = !episode.has_data && episode.stops == 0;
+            let unrunnable = self
+                .unrunnable_call(&turn, before_results)
+                .filter(|_| resample);
+            let Some((call, why)) = unrunnable else {
+                break;
+            };
+            self.emit(AgentEvent::Repaired {
+                step,
+                message: format!("a pipeline that {why}; sampled again"),
+            });
+            avoid.push(call);
+            let temperature = temperature.max(self.options.temperature);
+            turn = self.model_turn(plan.offered, temperature, &avoid, cancel)?;
+        }
+        Ok(turn)
+    }
+
+    /// One model turn offering the tools `offered` allows, the
+    /// conversation fitted to the context first; a
+    /// prompt that still does not fit is shortened further and retried.
+    pub(super) fn model_turn(
+        &mut self,
+        offered: Offered,
+        temperature: f32,
+        avoid: &[crate::llm::ToolCall],
+        cancel: &CancelToken,
+    ) -> Result<crate::llm::ChatTurn, Stop> {
+        let mut tools = tool_defs(self.options.kind);
+        let mut tool_choice = self.options.tool_choice;
+        let only = match offered {
+            Offered::Both => None,
+            Offered::Answer => Some(ANSWER_TOOL),
+            Offered::Run => Some(NU_TOOL).filter(|_| tools.iter().any(|t| t.name == NU_TOOL)),
+        };
+        if let Some(only) = only {
+            tools.retain(|t| t.name == only);
+            tool_choice = ToolChoice::Required;
+        }
+        let pipeline_grammar = (self.options.pipeline_grammar
+            && tools.iter().any(|t| t.name == NU_TOOL))
+        .then(|| pipeline_grammar(self.pipeline_heads()));
+        let (whole_avoided, avoided_starts) = self.repository_avoided(&tools);
+        let reserve = self.options.max_tokens as usize + TOOLS_RESERVE;
+        let mut limit = self.options.context_tokens.saturating_sub(reserve).max(256);
+        for attempt in 0..=CONTEXT_RETRIES {
+            if let Some(notice) = compact::fit(&mut self.messages, limit) {
+                self.notice(notice);
+            }
+            let request = ChatRequest {
+                messages: self.messages.clone(),
+                tools: tools.clone(),
+                tool_choice,
+                max_tokens: self.options.max_tokens,
+                temperature,
+                avoid: avoid.iter().cloned().chain(whole_avoided.clone()).collect(),
+                avoid_starts: avoided_starts.clone(),
+                pipeline_grammar: pipeline_grammar.clone(),
+            };
+            let sink = self.sink.clone();
+            let mut notices = Vec::new();
+            let mut on_event = |event: ChatEvent| match event {
+                ChatEvent::Text(text) => sink(&AgentEvent::Text(text)),
+                ChatEvent::Reasoning(text) => sink(&AgentEvent::Reasoning(text)),
+                ChatEvent::Notice(text) => notices.push(text),
+                _ => {}
+            };
+            let result = self.backend.chat(&request, &mut on_event, cancel);
+            for notice in notices {
+                self.notice(notice);
+            }
+            match result {
+                Ok(turn) if turn.finish == Some(FinishReason::Cancelled) => {
+                    return Err(Stop::End(Ending::Cancelled));
+                }
+                Ok(turn) => {
+                    self.usage.prompt_tokens += turn.usage.prompt_tokens;
+                    self.usage.prompt_evaluated += turn.usage.prompt_evaluated;
+                    self.usage.completion_tokens += turn.usage.completion_tokens;
+                    return Ok(turn);
+                }
+                Err(_) if cancel.is_cancelled() => return Err(Stop::End(Ending::Cancelled)),
+                Err(LlmError::ContextTooLong { .. }) if attempt < CONTEXT_RETRIES => {
+                    limit = (estimate(&self.messages) / 2).max(256);
+                }
+                Err(error) => return Err(Stop::End(Ending::Failed(Failure::from(&error)))),
+            }
+        }
+        Err(Stop::End(Ending::Failed(Failure::new(
+            FailureKind::ContextFull,
+            "the conversation does not fit the model's context even shortened",
+        ))))
+    }
+
+    /// What a pipeline element may start with in this session: its
+    /// engine's commands and the programs on its PATH, read again only
+    /// when the engine has new commands.
+    pub(super) fn pipeline_heads(&mut self) -> Arc<[String]> {
+        let engine = self.shell.session().engine_state();
+        let commands = engine.num_decls();
+        if let Some((known, heads)) = &self.heads
+            && *known == commands
+        {
+            return heads.clone();
+        }
+        let heads: Arc<[String]> = pipeline_heads(engine, &self.shell.programs()).into();
+        self.heads = Some((commands, heads.clone()));
+        heads
+    }
+
+    /// The calls no reply may make, whole and as beginnings, in a git
+    /// repository where the `nu` tool is offered (see
+    /// [`repository::AVOIDED`]); none elsewhere.
+    fn repository_avoided(
+        &self,
+        tools: &[crate::llm::ToolDef],
+    ) -> (Vec<crate::llm::ToolCall>, Vec<crate::llm::ToolCall>) {
+        let in_repository = tools.iter().any(|t| t.name == NU_TOOL)
+            && crate::context::in_git_repository(&self.shell.cwd());
+        if !in_repository {
+            return (Vec::new(), Vec::new());
+        }
+        let [whole, starts @ ..] = repository::AVOIDED;
+        (
+            vec![nu_call(whole)],
+            starts.iter().map(|start| nu_call(start)).collect(),
+        )
+    }
+}
