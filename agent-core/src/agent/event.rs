@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use nu_protocol::Value;
+
+use super::failure::Failure;
 use crate::policy::Verdict;
 
 /// Where the loop is.
@@ -138,5 +141,30 @@ impl AgentEvent {
             AgentEvent::Cancelled => AgentState::Cancelled,
             _ => return None,
         })
+    }
+}
+
+/// Where the loop's events go: the front end's view, a test's list.
+pub type EventSink = std::sync::Arc<dyn Fn(&AgentEvent) + Send + Sync>;
+
+/// How a request ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// The model answered; `data` is the `$out.N` it returned.
+    Answered { text: String, data: Option<Value> },
+    /// Stopped without an answer.
+    Failed(Failure),
+    /// Cancelled (Ctrl+C).
+    Cancelled,
+}
+
+impl Ending {
+    /// `answered`, `failed` or `cancelled`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Ending::Answered { .. } => "answered",
+            Ending::Failed(_) => "failed",
+            Ending::Cancelled => "cancelled",
+        }
     }
 }

@@ -46,16 +46,16 @@ mod what_is_here;
 pub use background::{BackgroundRunner, HandedOver, JobDone, JobDoneFn};
 pub use compact::{estimate as estimate_tokens, fit as fit_context};
 pub use degenerate::degenerate;
-pub use episode::{Agent, AgentOptions, Ending, EventSink, Inbound, Transcript};
-pub use event::{AgentEvent, AgentState, StepStatus};
+pub use episode::{Agent, Inbound};
+pub use event::{AgentEvent, AgentState, Ending, EventSink, StepStatus};
 pub use failure::{Failure, FailureKind, FrontEnd};
 pub use levers::{Lever, Levers};
 pub use prompt::{PromptKind, prompt_examples, request_with_input, system_prompt, without_example};
 pub use rules::{Kind as RuleKind, Rule, Switch, all as all_rules};
-pub use settings::{AGENT_KEYS, AgentSettings, JOB_KEYS, JobSettings};
+pub use settings::{AGENT_KEYS, AgentOptions, AgentSettings, JOB_KEYS, JobSettings};
 pub use suggest::{SuggestError, Suggestion, suggest};
 pub use tools::{
     ANSWER_TOOL, Action, HELP_TOOL, NU_TOOL, PIPELINE_ARGUMENT, command_help, pipeline_grammar,
     pipeline_heads, tool_defs,
 };
-pub use transcript::{HistoryError, open_history};
+pub use transcript::{HistoryError, Transcript, open_history};

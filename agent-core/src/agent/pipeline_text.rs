@@ -56,9 +56,41 @@ pub(super) fn is_plain_name(word: &str) -> bool {
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-'))
 }
 
-/// The elements of `pipeline` split at each `|` outside strings, brackets
-/// and closures.
+/// The elements of `pipeline` as Nushell's lexer reads it: split at each
+/// pipe token (`|`, `e>|`, `o+e>|`), so a `|` inside a string, a closure,
+/// brackets or a comment is no boundary. Text the lexer cannot read (an
+/// unclosed string or bracket) is split at each `|` outside strings and
+/// brackets.
 pub(crate) fn top_level_elements(pipeline: &str) -> Vec<String> {
+    use nu_parser::TokenContents;
+    let (tokens, error) = nu_parser::lex(pipeline.as_bytes(), 0, &[], &[], false);
+    if error.is_some() {
+        return split_outside_brackets(pipeline);
+    }
+    let pipes = tokens.iter().filter(|token| {
+        matches!(
+            token.contents,
+            TokenContents::Pipe | TokenContents::ErrGreaterPipe | TokenContents::OutErrGreaterPipe
+        )
+    });
+    let mut elements = Vec::new();
+    let mut start = 0;
+    for pipe in pipes {
+        elements.push(
+            pipeline
+                .get(start..pipe.span.start)
+                .unwrap_or_default()
+                .to_string(),
+        );
+        start = pipe.span.end;
+    }
+    elements.push(pipeline.get(start..).unwrap_or_default().to_string());
+    elements
+}
+
+/// The elements of `pipeline` split at each `|` outside strings, brackets
+/// and closures, as text.
+fn split_outside_brackets(pipeline: &str) -> Vec<String> {
     let chars: Vec<char> = pipeline.chars().collect();
     let code = outside_strings(&chars);
     let mut elements = Vec::new();
@@ -281,4 +313,31 @@ pub(super) fn char_offset(text: &str, line: usize, column: usize) -> Option<usiz
         .nth(column.saturating_sub(1))
         .map_or(line_text.len(), |(i, _)| i);
     Some(line_start + within)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pipe_in_a_string_a_closure_or_brackets_is_no_boundary() {
+        assert_eq!(
+            top_level_elements("ls | where name =~ 'a|b' | each {|f| $f.name | str upcase }"),
+            vec![
+                "ls ",
+                " where name =~ 'a|b' ",
+                " each {|f| $f.name | str upcase }"
+            ]
+        );
+        assert_eq!(top_level_elements("ls|length"), vec!["ls", "length"]);
+        // Unclosed: read as text.
+        assert_eq!(
+            top_level_elements("open 'a|b | lines"),
+            vec!["open 'a|b | lines"]
+        );
+        assert_eq!(
+            top_level_elements("ls | each { open $in.name | lines"),
+            vec!["ls ", " each { open $in.name | lines"]
+        );
+    }
 }

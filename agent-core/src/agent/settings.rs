@@ -5,13 +5,95 @@ use std::time::Duration;
 
 use nu_protocol::Value;
 
+use super::{
+    levers::{Lever, Levers},
+    prompt::PromptKind,
+};
 use crate::{
     config::ConfigError,
     llm::{
         ToolChoice,
         settings::{boolean, count, duration, string},
     },
+    observe::ObserveMode,
 };
+
+/// How the loop runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentOptions {
+    pub kind: PromptKind,
+    /// Most model turns per request (`ask --max-steps`).
+    pub max_steps: usize,
+    /// `Required` makes every turn a tool call (small local models only
+    /// call tools when held to it); `Auto` lets the model answer in text.
+    pub tool_choice: ToolChoice,
+    /// Tokens of one result's rendering for the model.
+    pub observe_tokens: usize,
+    /// The model's context, in tokens: older messages are shortened to
+    /// stay inside it.
+    pub context_tokens: usize,
+    /// Most tokens per model turn.
+    pub max_tokens: u32,
+    pub temperature: f32,
+    /// Wall-clock limit of one pipeline.
+    pub step_timeout: Option<Duration>,
+    /// Most bytes collected from one stream of a step (the output cap).
+    pub max_output: usize,
+    /// A step still running after this long goes on as a background job
+    /// (where there is a runner and the sandbox worker runs steps).
+    pub promote_after: Option<Duration>,
+    /// How results are written for the model (compact unless measuring).
+    pub observe: ObserveMode,
+    /// Hold the `nu` tool's pipeline to Nushell's shape, its elements
+    /// starting with what the session knows (see
+    /// [`crate::llm::PipelineGrammar`]; a backend that cannot ignores it).
+    pub pipeline_grammar: bool,
+    /// Read the files a task's request names (within the working
+    /// directory, when the policy allows it) and tell the model their
+    /// shape with the request (see `named_files`), with the notes on a
+    /// git repository and the home directory.
+    pub read_named_files: bool,
+    /// The parts of the loop switched off (to measure them; all on in
+    /// `ask`). The grammar's and the named files' levers are the two
+    /// settings above: see [`AgentOptions::without`].
+    pub levers: Levers,
+}
+
+impl Default for AgentOptions {
+    fn default() -> AgentOptions {
+        AgentOptions {
+            kind: PromptKind::Task,
+            max_steps: 15,
+            tool_choice: ToolChoice::Auto,
+            observe_tokens: 1_500,
+            context_tokens: 8_192,
+            max_tokens: 1_024,
+            temperature: 0.2,
+            step_timeout: Some(Duration::from_secs(300)),
+            max_output: crate::shell::DEFAULT_MAX_OUTPUT,
+            promote_after: Some(Duration::from_secs(120)),
+            observe: ObserveMode::Compact,
+            pipeline_grammar: true,
+            read_named_files: true,
+            levers: Levers::default(),
+        }
+    }
+}
+
+impl AgentOptions {
+    /// These options with `levers` switched off.
+    pub fn without(mut self, levers: Levers) -> AgentOptions {
+        self.pipeline_grammar &= levers.on(Lever::PipelineGrammar);
+        self.read_named_files &= levers.on(Lever::NamedFiles);
+        self.levers = levers;
+        self
+    }
+
+    /// Whether `lever` is on.
+    pub fn on(&self, lever: Lever) -> bool {
+        self.levers.on(lever)
+    }
+}
 
 /// Keys the `agent` record may have.
 pub const AGENT_KEYS: &[&str] = &[
@@ -221,16 +303,16 @@ impl AgentSettings {
     }
 }
 
-impl super::AgentOptions {
+impl AgentOptions {
     /// The loop's options for `kind` from the whole configuration: the
     /// `agent` record, and the model's token budget, temperature and
     /// context. Every turn is a tool call with the local backend (small
     /// models call tools only when held to it) unless `agent.tool_choice`
     /// says otherwise.
-    pub fn from_config(config: &crate::config::AgentConfig, kind: super::PromptKind) -> Self {
+    pub fn from_config(config: &crate::config::AgentConfig, kind: PromptKind) -> Self {
         let agent = &config.agent;
         let model = &config.model;
-        super::AgentOptions {
+        AgentOptions {
             kind,
             max_steps: agent.max_steps,
             tool_choice: agent.tool_choice.unwrap_or(match model.backend {
@@ -247,7 +329,7 @@ impl super::AgentOptions {
             observe: crate::observe::ObserveMode::Compact,
             pipeline_grammar: agent.pipeline_grammar,
             read_named_files: agent.read_named_files,
-            levers: super::Levers::default(),
+            levers: Levers::default(),
         }
     }
 }
@@ -349,15 +431,15 @@ mod tests {
         };
         let settings = read(Value::test_bool(false)).unwrap();
         assert!(!settings.pipeline_grammar);
-        let options = super::super::AgentOptions::from_config(
+        let options = super::AgentOptions::from_config(
             &crate::config::AgentConfig {
                 agent: settings,
                 ..Default::default()
             },
-            super::super::PromptKind::Task,
+            super::PromptKind::Task,
         );
         assert!(!options.pipeline_grammar);
-        assert!(super::super::AgentOptions::default().pipeline_grammar);
+        assert!(super::AgentOptions::default().pipeline_grammar);
         let err = read(Value::test_string("yes")).unwrap_err();
         assert_eq!(err.key, "agent.pipeline_grammar");
     }
@@ -375,12 +457,12 @@ mod tests {
         );
         let settings = read(Value::test_filesize(200 << 20)).unwrap();
         assert_eq!(settings.max_output, 200 << 20);
-        let options = super::super::AgentOptions::from_config(
+        let options = super::AgentOptions::from_config(
             &crate::config::AgentConfig {
                 agent: settings,
                 ..Default::default()
             },
-            super::super::PromptKind::Task,
+            super::PromptKind::Task,
         );
         assert_eq!(options.max_output, 200 << 20);
         assert_eq!(read(Value::test_string("1KiB")).unwrap().max_output, 1024);

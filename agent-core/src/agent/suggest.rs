@@ -3,7 +3,9 @@
 //! the model with the diagnostic, a few times at most.
 
 use super::{
-    AgentOptions, EventSink, PromptKind,
+    event::{AgentEvent, EventSink},
+    prompt::PromptKind,
+    settings::AgentOptions,
     tools::{Action, command_help, pipeline_grammar, pipeline_heads, tool_defs},
 };
 use crate::{
@@ -74,7 +76,7 @@ pub fn suggest(
         };
         let mut on_event = |event: ChatEvent| {
             if let ChatEvent::Notice(text) = event {
-                sink(&super::AgentEvent::Notice(text));
+                sink(&AgentEvent::Notice(text));
             }
         };
         let turn = backend

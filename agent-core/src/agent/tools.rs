@@ -7,7 +7,7 @@ use std::sync::Arc;
 use nu_protocol::engine::EngineState;
 use serde_json::json;
 
-use super::PromptKind;
+use super::prompt::PromptKind;
 use crate::llm::{PipelineGrammar, ToolCall, ToolDef};
 
 /// The tool that runs a pipeline.

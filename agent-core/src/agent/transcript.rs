@@ -3,11 +3,25 @@
 
 use std::path::Path;
 
-use super::{Ending, Transcript};
+use super::event::Ending;
 use crate::{
     llm::Message,
     store::{ConversationLog, History, RunEnd},
 };
+
+/// Where the conversation is recorded as it grows (the history).
+pub trait Transcript: Send {
+    /// A message joined the conversation.
+    fn message(&mut self, message: &Message);
+    /// Something the user was told (e.g. messages were shortened).
+    fn notice(&mut self, text: &str);
+    /// A request ended after `steps` model turns.
+    fn end(&mut self, ending: &Ending, steps: usize);
+    /// The conversation's id in the history, where it has one.
+    fn id(&self) -> Option<String> {
+        None
+    }
+}
 
 impl Transcript for ConversationLog {
     fn message(&mut self, message: &Message) {

@@ -72,7 +72,7 @@ impl Agent {
             skipped.map_or(step, |(_, ran)| ran),
             signature.clone(),
         ));
-        if call.name != super::super::ANSWER_TOOL {
+        if call.name != ANSWER_TOOL {
             episode.made_calls.push(call.clone());
         }
         if let Some((_, earlier)) = skipped {
@@ -361,7 +361,7 @@ fn ran_in_place(notes: &[String], ran: Option<&str>, status: StepStatus, text: S
 pub(super) fn with_pipeline(call: &crate::llm::ToolCall, pipeline: &str) -> crate::llm::ToolCall {
     let mut call = call.clone();
     call.arguments.insert(
-        crate::agent::PIPELINE_ARGUMENT.to_string(),
+        PIPELINE_ARGUMENT.to_string(),
         serde_json::Value::String(pipeline.to_string()),
     );
     call

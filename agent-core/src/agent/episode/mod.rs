@@ -14,15 +14,23 @@ use std::{
 use nu_protocol::Value;
 
 use super::{
-    AgentEvent, AgentState, Failure, FailureKind, Lever, Levers, PromptKind, StepStatus,
     bare_input::{self, Feed},
     bash_forms,
     compact::{self, estimate},
-    copied_values, engine_docs, grounding, habits, home_directory, named_files, prompt, repository,
-    reuse, rules, scope,
+    copied_values, engine_docs,
+    event::{AgentEvent, AgentState, Ending, EventSink, StepStatus},
+    failure::{Failure, FailureKind},
+    grounding, habits, home_directory,
+    levers::Lever,
+    named_files, prompt,
+    prompt::PromptKind,
+    repository, reuse, rules, scope,
+    settings::AgentOptions,
     tools::{
-        ANSWER_TOOL, Action, NU_TOOL, command_help, pipeline_grammar, pipeline_heads, tool_defs,
+        ANSWER_TOOL, Action, NU_TOOL, PIPELINE_ARGUMENT, command_help, pipeline_grammar,
+        pipeline_heads, tool_defs,
     },
+    transcript::Transcript,
     usage, what_is_here,
 };
 use crate::{
@@ -48,9 +56,6 @@ mod turn;
 use call::{is_exit, with_pipeline, without_degenerate};
 use rules::{AnswerVerdict, Record, Said, normalize};
 use state::{Episode, Offered, Plan, Stop};
-
-/// Where the loop's events go: the front end's view, a test's list.
-pub type EventSink = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
 
 /// Prompt tokens kept free for the tools' definitions and the template.
 const TOOLS_RESERVE: usize = 400;
@@ -79,83 +84,6 @@ const UNRUNNABLE_TEMPERATURES: [f32; 1] = [0.0];
 /// before it goes on as a job.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(10);
 
-/// How the loop runs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AgentOptions {
-    pub kind: PromptKind,
-    /// Most model turns per request (`ask --max-steps`).
-    pub max_steps: usize,
-    /// `Required` makes every turn a tool call (small local models only
-    /// call tools when held to it); `Auto` lets the model answer in text.
-    pub tool_choice: ToolChoice,
-    /// Tokens of one result's rendering for the model.
-    pub observe_tokens: usize,
-    /// The model's context, in tokens: older messages are shortened to
-    /// stay inside it.
-    pub context_tokens: usize,
-    /// Most tokens per model turn.
-    pub max_tokens: u32,
-    pub temperature: f32,
-    /// Wall-clock limit of one pipeline.
-    pub step_timeout: Option<Duration>,
-    /// Most bytes collected from one stream of a step (the output cap).
-    pub max_output: usize,
-    /// A step still running after this long goes on as a background job
-    /// (where there is a runner and the sandbox worker runs steps).
-    pub promote_after: Option<Duration>,
-    /// How results are written for the model (compact unless measuring).
-    pub observe: ObserveMode,
-    /// Hold the `nu` tool's pipeline to Nushell's shape, its elements
-    /// starting with what the session knows (see
-    /// [`crate::llm::PipelineGrammar`]; a backend that cannot ignores it).
-    pub pipeline_grammar: bool,
-    /// Read the files a task's request names (within the working
-    /// directory, when the policy allows it) and tell the model their
-    /// shape with the request (see `named_files`), with the notes on a
-    /// git repository and the home directory.
-    pub read_named_files: bool,
-    /// The parts of the loop switched off (to measure them; all on in
-    /// `ask`). The grammar's and the named files' levers are the two
-    /// settings above: see [`AgentOptions::without`].
-    pub levers: Levers,
-}
-
-impl Default for AgentOptions {
-    fn default() -> AgentOptions {
-        AgentOptions {
-            kind: PromptKind::Task,
-            max_steps: 15,
-            tool_choice: ToolChoice::Auto,
-            observe_tokens: 1_500,
-            context_tokens: 8_192,
-            max_tokens: 1_024,
-            temperature: 0.2,
-            step_timeout: Some(Duration::from_secs(300)),
-            max_output: crate::shell::DEFAULT_MAX_OUTPUT,
-            promote_after: Some(Duration::from_secs(120)),
-            observe: ObserveMode::Compact,
-            pipeline_grammar: true,
-            read_named_files: true,
-            levers: Levers::default(),
-        }
-    }
-}
-
-impl AgentOptions {
-    /// These options with `levers` switched off.
-    pub fn without(mut self, levers: Levers) -> AgentOptions {
-        self.pipeline_grammar &= levers.on(Lever::PipelineGrammar);
-        self.read_named_files &= levers.on(Lever::NamedFiles);
-        self.levers = levers;
-        self
-    }
-
-    /// Whether `lever` is on.
-    fn on(&self, lever: Lever) -> bool {
-        self.levers.on(lever)
-    }
-}
-
 /// Something from outside the loop, taken in between model turns.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Inbound {
@@ -164,42 +92,6 @@ pub enum Inbound {
     Note(String),
     /// A step the model sent to the background has ended.
     JobDone(super::background::JobDone),
-}
-
-/// How a request ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Ending {
-    /// The model answered; `data` is the `$out.N` it returned.
-    Answered { text: String, data: Option<Value> },
-    /// Stopped without an answer.
-    Failed(Failure),
-    /// Cancelled (Ctrl+C).
-    Cancelled,
-}
-
-impl Ending {
-    /// `answered`, `failed` or `cancelled`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Ending::Answered { .. } => "answered",
-            Ending::Failed(_) => "failed",
-            Ending::Cancelled => "cancelled",
-        }
-    }
-}
-
-/// Where the conversation is recorded as it grows (the history).
-pub trait Transcript: Send {
-    /// A message joined the conversation.
-    fn message(&mut self, message: &Message);
-    /// Something the user was told (e.g. messages were shortened).
-    fn notice(&mut self, text: &str);
-    /// A request ended after `steps` model turns.
-    fn end(&mut self, ending: &Ending, steps: usize);
-    /// The conversation's id in the history, where it has one.
-    fn id(&self) -> Option<String> {
-        None
-    }
 }
 
 /// One conversation: a backend, a policy shell and the messages so far.
@@ -584,7 +476,7 @@ fn call_key(call: &crate::llm::ToolCall) -> String {
 fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -> Option<usize> {
     turn.tool_calls
         .iter()
-        .filter(|call| call.name != super::ANSWER_TOOL)
+        .filter(|call| call.name != ANSWER_TOOL)
         .find_map(|call| {
             let key = call_key(call);
             made.iter().find(|(_, _, k)| *k == key).map(|(n, ..)| *n)
@@ -604,7 +496,7 @@ fn may_change(decision: &Decision) -> bool {
 fn nu_call(pipeline: &str) -> crate::llm::ToolCall {
     let mut arguments = serde_json::Map::new();
     arguments.insert(
-        crate::agent::PIPELINE_ARGUMENT.to_string(),
+        PIPELINE_ARGUMENT.to_string(),
         serde_json::Value::String(pipeline.to_string()),
     );
     crate::llm::ToolCall {

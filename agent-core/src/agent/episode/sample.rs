@@ -40,7 +40,7 @@ impl Agent {
             avoid.extend(
                 turn.tool_calls
                     .iter()
-                    .filter(|call| call.name != super::ANSWER_TOOL)
+                    .filter(|call| call.name != ANSWER_TOOL)
                     .cloned(),
             );
             let temperature = temperature.max(self.options.temperature);

@@ -86,5 +86,5 @@ pub(super) enum Stop {
     /// On to the next turn: the model was told what to do instead.
     NextTurn,
     /// The request ends.
-    End(super::Ending),
+    End(super::super::event::Ending),
 }

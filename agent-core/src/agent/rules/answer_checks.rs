@@ -13,7 +13,8 @@
 
 use super::super::levers::Lever;
 use super::super::{
-    PromptKind, echo, engine_docs, grounding, prompt,
+    echo, engine_docs, grounding,
+    prompt::{self, PromptKind},
     tools::{ANSWER_TOOL, HELP_TOOL, NU_TOOL, tool_defs},
 };
 use super::{Example, Kind, Rule, becomes, leaves};
