@@ -2,7 +2,7 @@
 //! made again, a `help` call looks a command up, an `answer` goes to the
 //! answer stage, and a `nu` call is run (in the background, fed the last
 //! result, or not at all: `exit`, a result shown again, a pipeline that
-//! failed before) through the step stage.
+//! failed before), its pipeline passed on to the rewrite stage.
 
 use super::*;
 
@@ -111,7 +111,7 @@ impl Agent {
                     progress,
                     background,
                 };
-                self.run_call(episode, step, ran, pipeline, why, cancel)
+                run(self, episode, step, ran, pipeline, why, cancel)
             }
             Action::Help { command } => {
                 self.emit(AgentEvent::LookedUp {
@@ -125,115 +125,24 @@ impl Agent {
         })
     }
 
-    /// What the model reads of a `nu` call of `pipeline`: its step run,
-    /// or why it was not.
-    fn run_call(
+    /// Show `call` of the assistant message at `index` as having run
+    /// `ran` (the exact form that ran in its place); the call as shown.
+    pub(super) fn show_call_as_ran(
         &mut self,
-        episode: &mut Episode,
-        step: usize,
-        ran: RunCall<'_>,
-        pipeline: String,
-        why: String,
-        cancel: &CancelToken,
-    ) -> String {
-        let to_background = ran.background && self.background.is_some() && self.may_run();
-        // Sent to the background by the model alone, a step runs here and
-        // goes on as a job only if it takes long: a small model sends its
-        // every step there (`ls` included) and then waits for nothing.
-        let on_its_own = to_background && !self.facts.background && self.may_promote();
-        let starts_job = to_background && !on_its_own;
-        if !starts_job {
-            episode.only_waiting = false;
+        index: usize,
+        call: &crate::llm::ToolCall,
+        ran: &str,
+    ) -> crate::llm::ToolCall {
+        let shown = with_pipeline(call, ran);
+        if let Some(transcript) = &mut self.transcript {
+            transcript.notice(&format!("call {} ran as `{ran}`", call.id));
         }
-        let key = normalize(&pipeline);
-        let failed_before = episode.failed.iter().find(|(k, ..)| *k == key).cloned();
-        // A first command that works on input, given none after a step
-        // gave a result, means that result.
-        let feed = if self.may_run() && self.options.on(Lever::Feed) {
-            episode
-                .feed_from
-                .and_then(|n| Some((n, self.shell.out(n)?)))
-                .and_then(|(n, last)| {
-                    let engine = self.shell.session().engine_state();
-                    bare_input::feed(engine, &pipeline, n, &last)
-                })
-        } else {
-            None
-        };
-        let shown_again = only_an_out(&pipeline).filter(|n| {
-            self.options.kind == PromptKind::Task
-                && self.options.on(Lever::Resample)
-                && self.shell.out(*n).is_some()
-        });
-        if starts_job && failed_before.is_none() {
-            return self.start_job(step, &pipeline);
+        if let Some(message) = self.messages.get_mut(index) {
+            for made in message.tool_calls.iter_mut().filter(|c| c.id == call.id) {
+                *made = shown.clone();
+            }
         }
-        if let Some(n) = shown_again {
-            // Nothing new to see: a small model looks again at what it
-            // has instead of answering from it.
-            episode.must_answer = true;
-            episode.told_to_answer = true;
-            self.emit(AgentEvent::Repaired {
-                step,
-                message: format!(
-                    "a step that only shows `$out.{n}` again; not run, asked to answer"
-                ),
-            });
-            return format!(
-                "Not run: `$out.{n}` was shown to you when it was made; shown again it gives nothing new. Call `answer` now with what the results show (`out: {n}` returns it to the user)."
-            );
-        }
-        if let Some(Feed::NothingToTake(told)) = feed {
-            episode.must_answer = true;
-            episode.told_to_answer = true;
-            self.emit(AgentEvent::Repaired {
-                step,
-                message: "a command that works on input, given none after a result it cannot take; not run, asked to answer".into(),
-            });
-            return told;
-        }
-        if is_exit(&pipeline) {
-            // A small model ends a task the shell's way.
-            episode.must_answer = true;
-            episode.told_to_answer = true;
-            self.emit(AgentEvent::Repaired {
-                step,
-                message: "`exit` is no step; not run, asked to answer".into(),
-            });
-            return EXIT_IS_NO_STEP.to_string();
-        }
-        if !self.may_run() {
-            return "Nothing may run here: explain from what you were shown, then call `answer`."
-                .to_string();
-        }
-        if let Some((_, earlier, error)) = failed_before {
-            self.emit(AgentEvent::Repaired {
-                step,
-                message: format!("the pipeline that failed at step {earlier}; not run again"),
-            });
-            episode.idle_turns += usize::from(ran.progress);
-            return format!(
-                "Not run: this same pipeline failed at step {earlier} ({error}). Change what failed, try another command, or call `answer`."
-            );
-        }
-        self.last_ran = None;
-        self.ran_notes.clear();
-        let (pipeline, note) = match feed {
-            Some(Feed::Piped(piped, note)) => (piped, Some(note)),
-            _ => match reuse::reusing(&pipeline, &episode.reads)
-                .filter(|_| self.options.on(Lever::Feed))
-            {
-                Some((reused, note)) => (reused, Some(note)),
-                None => (pipeline, None),
-            },
-        };
-        self.ran_notes.extend(note);
-        let changes_before = self.change_steps;
-        self.background_on_its_own = on_its_own;
-        self.source_shown = None;
-        let (text, status) = self.run_step(step, &pipeline, &why, cancel);
-        self.background_on_its_own = false;
-        self.observed(episode, step, ran, key, changes_before, text, status)
+        shown
     }
 
     /// What the model reads of a step that ran with `status`, saying
@@ -303,7 +212,116 @@ impl Agent {
     }
 }
 
-/// The `nu` call being taken, as the step stage needs it.
+/// What the model reads of a `nu` call of `pipeline`: its step run,
+/// or why it was not.
+fn run(
+    agent: &mut Agent,
+    episode: &mut Episode,
+    step: usize,
+    ran: RunCall<'_>,
+    pipeline: String,
+    why: String,
+    cancel: &CancelToken,
+) -> String {
+    let to_background = ran.background && agent.background.is_some() && agent.may_run();
+    // Sent to the background by the model alone, a step runs here and
+    // goes on as a job only if it takes long: a small model sends its
+    // every step there (`ls` included) and then waits for nothing.
+    let on_its_own = to_background && !agent.facts.background && agent.may_promote();
+    let starts_job = to_background && !on_its_own;
+    if !starts_job {
+        episode.only_waiting = false;
+    }
+    let key = normalize(&pipeline);
+    let failed_before = episode.failed.iter().find(|(k, ..)| *k == key).cloned();
+    // A first command that works on input, given none after a step
+    // gave a result, means that result.
+    let feed = if agent.may_run() && agent.options.on(Lever::Feed) {
+        episode
+            .feed_from
+            .and_then(|n| Some((n, agent.shell.out(n)?)))
+            .and_then(|(n, last)| {
+                let engine = agent.shell.session().engine_state();
+                bare_input::feed(engine, &pipeline, n, &last)
+            })
+    } else {
+        None
+    };
+    let shown_again = only_an_out(&pipeline).filter(|n| {
+        agent.options.kind == PromptKind::Task
+            && agent.options.on(Lever::Resample)
+            && agent.shell.out(*n).is_some()
+    });
+    if starts_job && failed_before.is_none() {
+        return agent.start_job(step, &pipeline);
+    }
+    if let Some(n) = shown_again {
+        // Nothing new to see: a small model looks again at what it
+        // has instead of answering from it.
+        episode.must_answer = true;
+        episode.told_to_answer = true;
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: format!("a step that only shows `$out.{n}` again; not run, asked to answer"),
+        });
+        return format!(
+            "Not run: `$out.{n}` was shown to you when it was made; shown again it gives nothing new. Call `answer` now with what the results show (`out: {n}` returns it to the user)."
+        );
+    }
+    if let Some(Feed::NothingToTake(told)) = feed {
+        episode.must_answer = true;
+        episode.told_to_answer = true;
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: "a command that works on input, given none after a result it cannot take; not run, asked to answer".into(),
+        });
+        return told;
+    }
+    if is_exit(&pipeline) {
+        // A small model ends a task the shell's way.
+        episode.must_answer = true;
+        episode.told_to_answer = true;
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: "`exit` is no step; not run, asked to answer".into(),
+        });
+        return EXIT_IS_NO_STEP.to_string();
+    }
+    if !agent.may_run() {
+        return "Nothing may run here: explain from what you were shown, then call `answer`."
+            .to_string();
+    }
+    if let Some((_, earlier, error)) = failed_before {
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: format!("the pipeline that failed at step {earlier}; not run again"),
+        });
+        episode.idle_turns += usize::from(ran.progress);
+        return format!(
+            "Not run: this same pipeline failed at step {earlier} ({error}). Change what failed, try another command, or call `answer`."
+        );
+    }
+    agent.last_ran = None;
+    agent.ran_notes.clear();
+    let (pipeline, note) = match feed {
+        Some(Feed::Piped(piped, note)) => (piped, Some(note)),
+        _ => match reuse::reusing(&pipeline, &episode.reads)
+            .filter(|_| agent.options.on(Lever::Feed))
+        {
+            Some((reused, note)) => (reused, Some(note)),
+            None => (pipeline, None),
+        },
+    };
+    agent.ran_notes.extend(note);
+    let changes_before = agent.change_steps;
+    agent.background_on_its_own = on_its_own;
+    agent.source_shown = None;
+    let (text, status) = rewrite::rewrite(agent, step, &pipeline, &why, cancel);
+    agent.background_on_its_own = false;
+    agent.observed(episode, step, ran, key, changes_before, text, status)
+}
+
+/// The `nu` call being taken, as the stages after it need it.
 #[derive(Clone, Copy)]
 struct RunCall<'a> {
     call: &'a crate::llm::ToolCall,

@@ -147,7 +147,7 @@ impl Agent {
                 let fixed = fixed.as_ref().map_or(String::new(), |(nushell, done)| {
                     format!(
                         "In Nushell {}; it runs as `{nushell}`.\n",
-                        step::notes_of(done)
+                        rewrite::notes_of(done)
                     )
                 });
                 format!(

@@ -47,13 +47,16 @@ use crate::{
 mod answer;
 mod call;
 mod jobs;
+mod judge;
+mod observe;
 mod reply;
+mod rewrite;
+mod run;
 mod sample;
 mod state;
-mod step;
 mod turn;
 
-use call::{is_exit, with_pipeline, without_degenerate};
+use call::{is_exit, without_degenerate};
 use rules::{AnswerVerdict, Record, Said, normalize};
 use state::{Episode, Offered, Plan, Stop};
 
@@ -397,8 +400,10 @@ impl Agent {
     }
 
     /// One turn, stage by stage: build it (turn.rs), sample it
-    /// (sample.rs), read the reply (reply.rs), take each call (call.rs:
-    /// a step runs through step.rs, an answer is checked in answer.rs).
+    /// (sample.rs), read the reply (reply.rs), take each call (call.rs: a
+    /// pipeline is rewritten, judged, run and observed in rewrite.rs,
+    /// judge.rs, run.rs and observe.rs; an answer is checked in
+    /// answer.rs).
     fn turn(
         &mut self,
         episode: &mut Episode,
@@ -410,6 +415,28 @@ impl Agent {
         let turn = self.sample(episode, plan, cancel)?;
         self.read_reply(episode, plan, &turn)?;
         self.take_calls(episode, plan, &turn, cancel)
+    }
+
+    /// Say that the rules named `names` changed step `step` (see
+    /// [`AgentEvent::RuleApplied`]).
+    pub(super) fn rules_applied(
+        &mut self,
+        step: usize,
+        names: impl IntoIterator<Item = &'static str>,
+    ) {
+        for rule in names {
+            self.emit(AgentEvent::RuleApplied {
+                step,
+                rule: rule.to_string(),
+            });
+        }
+    }
+
+    /// The names `plan` calls that are neither commands nor programs here.
+    fn unknown_names(&self, plan: Option<&crate::policy::Plan>) -> Vec<String> {
+        let finds = |program: &str| self.shell.finds_program(program);
+        plan.map(|plan| crate::policy::unknown_programs(&plan.steps, finds))
+            .unwrap_or_default()
     }
 
     fn may_run(&self) -> bool {

@@ -180,4 +180,63 @@ impl Agent {
             starts.iter().map(|start| nu_call(start)).collect(),
         )
     }
+
+    /// The first `nu` call of `turn` whose pipeline cannot run, with why
+    /// (see [`Agent::why_unrunnable`]).
+    pub(super) fn unrunnable_call(
+        &self,
+        turn: &crate::llm::ChatTurn,
+        examples_unrunnable: bool,
+    ) -> Option<(crate::llm::ToolCall, &'static str)> {
+        if !self.may_run() {
+            return None;
+        }
+        turn.tool_calls
+            .iter()
+            .find_map(|call| match without_degenerate(Action::from_call(call)) {
+                Ok(Action::Run { pipeline, .. }) => self
+                    .why_unrunnable(&pipeline, examples_unrunnable)
+                    .map(|why| (call.clone(), why)),
+                _ => None,
+            })
+    }
+
+    /// Why `pipeline` cannot run, judged before anything runs the way
+    /// the rewrite and judge stages would take it: it does not parse even after the
+    /// exact fixes of almost-Nushell and bash, it calls a name that is
+    /// neither a command nor a program here, or (where `examples_unrunnable`)
+    /// it is a prompt example on files that are not here. `None` when it
+    /// can run.
+    fn why_unrunnable(&self, pipeline: &str, examples_unrunnable: bool) -> Option<&'static str> {
+        if is_exit(pipeline) {
+            return None;
+        }
+        if examples_unrunnable && prompt::is_example_on_missing_files(pipeline, &self.shell.cwd()) {
+            return Some("copies the prompt's example, on files that are not here");
+        }
+        let translation = self.options.on(Lever::Translation);
+        let (plan, _) = self.shell.check(pipeline);
+        let fixed = rules::as_nushell(pipeline, plan.is_some(), &self.options.levers);
+        let pipeline = fixed.as_ref().map_or(pipeline, |(fixed, _)| fixed.as_str());
+        let (plan, _) = self.shell.check(pipeline);
+        let finds = |program: &str| self.shell.finds_program(program);
+        let unknown = plan
+            .as_ref()
+            .is_some_and(|plan| !crate::policy::unknown_programs(&plan.steps, finds).is_empty());
+        if plan.is_some() && !unknown {
+            return None;
+        }
+        let engine = self.shell.session().engine_state();
+        if translation
+            && (bash_forms::as_nushell(engine, pipeline).is_some()
+                || (plan.is_none() && bash_forms::as_programs(engine, pipeline, finds).is_some()))
+        {
+            return None;
+        }
+        Some(if unknown {
+            "calls a name that is no command or program"
+        } else {
+            "does not parse"
+        })
+    }
 }
