@@ -2651,3 +2651,77 @@ fn a_request_is_told_what_is_here_and_the_engine_s_commands_that_fit() {
     ep.agent.run("sort the rows by size", &CancelToken::new());
     assert_eq!(ep.first_request_full(), "sort the rows by size");
 }
+
+fn sh(script: &str) -> String {
+    call("sh", serde_json::json!({"script": script, "why": "test"}))
+}
+
+/// With the `posix` lever (on trial) the model may write bash: the `sh`
+/// tool is offered and told of, a script that parses runs as the shell's
+/// own pipeline under the policy, one that does not goes back with the
+/// parser's error, and the same effect gets the same verdict as from the
+/// `nu` tool.
+#[test]
+fn a_bash_script_runs_under_the_policy_with_the_same_verdicts() {
+    let posix = || AgentOptions::default().without(Levers::switched([], [Lever::Posix]));
+    let in_files = |turns: Vec<String>, options: AgentOptions| {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.txt", "b.txt", "c.log"] {
+            std::fs::write(dir.path().join(name), "x\n").unwrap();
+        }
+        let mut ep = episode_in(dir, turns, Policy::default(), options, Vec::new());
+        ep.agent.run("how many text files?", &CancelToken::new());
+        ep
+    };
+    let ep = in_files(
+        vec![
+            sh("echo 'unclosed"),
+            sh("ls *.txt | wc -l"),
+            sh("find . -name '*.txt' -delete"),
+            answer("2 text files."),
+        ],
+        posix(),
+    );
+    let requests = ep.requests.lock().unwrap().clone();
+    let tools: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["nu", "sh", "help", "answer"]);
+    assert!(
+        requests[0].messages[0]
+            .content
+            .contains("the `sh` tool runs a bash command line"),
+        "{}",
+        requests[0].messages[0].content
+    );
+    let results = ep.tool_results();
+    assert!(results[0].contains("not valid shell"), "{}", results[0]);
+    assert!(
+        results[1].lines().any(|l| l.trim() == "2"),
+        "{}",
+        results[1]
+    );
+    // Nothing ran for the script that did not parse; the delete is asked
+    // about, and refused with no one to ask.
+    assert_eq!(ep.statuses(), [StepStatus::Ok, StepStatus::Denied]);
+    assert!(ep.dir.path().join("a.txt").exists());
+    // The same effects, through either tool: the same verdicts.
+    for (script, pipeline, status) in [
+        (
+            "find . -name '*.txt' -delete",
+            "^find . -name '*.txt' -delete",
+            StepStatus::Denied,
+        ),
+        ("rm -rf ~", "rm -rf ~", StepStatus::Blocked),
+        ("cat a.txt", "open a.txt", StepStatus::Ok),
+    ] {
+        let by_sh = in_files(vec![sh(script), answer("done")], posix());
+        let by_nu = in_files(vec![nu(pipeline), answer("done")], posix());
+        assert_eq!(by_sh.statuses(), [status], "{script}");
+        assert_eq!(by_nu.statuses(), [status], "{pipeline}");
+    }
+    // Off by default: no `sh` tool, and a call to it runs nothing.
+    let ep = in_files(vec![sh("ls"), answer("done")], AgentOptions::default());
+    let requests = ep.requests.lock().unwrap().clone();
+    assert!(!requests[0].tools.iter().any(|t| t.name == "sh"));
+    assert!(!requests[0].messages[0].content.contains("`sh` tool"));
+    assert!(ep.statuses().is_empty());
+}

@@ -52,11 +52,15 @@ pub enum Lever {
     /// A task's request is told with the engine's commands that fit its
     /// words best, with their usage and an example (see `engine_docs`).
     EngineDocs,
+    /// A task's model is offered the `sh` tool: a POSIX shell script, read
+    /// by a shell grammar and run as `^bash -c` under the policy (see
+    /// `posix`).
+    Posix,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 12] = [
+    pub const ALL: [Lever; 13] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -69,6 +73,7 @@ impl Lever {
         Lever::AnswerChecks,
         Lever::WhatIsHere,
         Lever::EngineDocs,
+        Lever::Posix,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -86,12 +91,13 @@ impl Lever {
             Lever::AnswerChecks => "answer-checks",
             Lever::WhatIsHere => "what-is-here",
             Lever::EngineDocs => "engine-docs",
+            Lever::Posix => "posix",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 2] = [Lever::WhatIsHere, Lever::EngineDocs];
+    pub const ON_TRIAL: [Lever; 3] = [Lever::WhatIsHere, Lever::EngineDocs, Lever::Posix];
 
     /// The lever named `name`.
     pub fn from_name(name: &str) -> Result<Lever, String> {
@@ -200,7 +206,8 @@ mod tests {
                 Lever::Repair,
                 Lever::Feed,
                 Lever::WhatIsHere,
-                Lever::EngineDocs
+                Lever::EngineDocs,
+                Lever::Posix
             ]
         );
         assert!(!levers.on(Lever::Feed));

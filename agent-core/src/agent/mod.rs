@@ -30,6 +30,7 @@ mod listing_forms;
 mod named_files;
 mod near_nushell;
 mod pipeline_text;
+mod posix;
 mod prompt;
 mod repair;
 mod repository;

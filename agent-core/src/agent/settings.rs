@@ -89,6 +89,12 @@ impl AgentOptions {
         self
     }
 
+    /// Whether a task's model is offered the `sh` tool (the `posix`
+    /// lever).
+    pub fn offers_sh(&self) -> bool {
+        self.kind == PromptKind::Task && self.on(Lever::Posix)
+    }
+
     /// Whether `lever` is on.
     pub fn on(&self, lever: Lever) -> bool {
         self.levers.on(lever)

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use nu_protocol::engine::EngineState;
 use serde_json::json;
 
+use super::posix::{self, SCRIPT_ARGUMENT, SH_TOOL};
 use super::prompt::PromptKind;
 use crate::llm::{PipelineGrammar, ToolCall, ToolDef};
 
@@ -113,6 +114,9 @@ pub enum Action {
         pipeline: String,
         why: String,
         background: bool,
+        /// The pipeline runs a script of the `sh` tool (see `posix`): no
+        /// Nushell rewrite applies to it.
+        script: bool,
     },
     /// Look up `command`.
     Help { command: String },
@@ -140,9 +144,22 @@ impl Action {
                         call.arguments.get("background"),
                         Some(serde_json::Value::Bool(true))
                     ),
+                    script: false,
                 },
                 None => Action::Invalid("`nu` needs a non-empty `pipeline` string".into()),
             },
+            SH_TOOL => {
+                let script = text(SCRIPT_ARGUMENT).unwrap_or_default();
+                match posix::invalid(&script) {
+                    Some(why) => Action::Invalid(why),
+                    None => Action::Run {
+                        pipeline: posix::as_pipeline(posix::shell(), &script),
+                        why: text("why").unwrap_or_default(),
+                        background: false,
+                        script: true,
+                    },
+                }
+            }
             HELP_TOOL => match text("command").filter(|c| !c.trim().is_empty()) {
                 Some(command) => Action::Help { command },
                 None => Action::Invalid("`help` needs a `command` name".into()),
@@ -339,6 +356,7 @@ mod tests {
                 pipeline: "ls".into(),
                 why: "look".into(),
                 background: false,
+                script: false,
             }
         );
         assert_eq!(
@@ -350,8 +368,24 @@ mod tests {
                 pipeline: "du /".into(),
                 why: "sizes".into(),
                 background: true,
+                script: false,
             }
         );
+        // A script of the `sh` tool runs as the shell's own pipeline; one
+        // that is not valid shell goes back with the parser's error.
+        assert_eq!(
+            Action::from_call(&call("sh", json!({"script": "ls | wc -l", "why": "count"}))),
+            Action::Run {
+                pipeline: posix::as_pipeline(posix::shell(), "ls | wc -l"),
+                why: "count".into(),
+                background: false,
+                script: true,
+            }
+        );
+        assert!(matches!(
+            Action::from_call(&call("sh", json!({"script": "echo 'open"}))),
+            Action::Invalid(why) if why.contains("not valid shell")
+        ));
         assert_eq!(
             Action::from_call(&call("answer", json!({"text": "done", "out": "$out.2"}))),
             Action::Answer {

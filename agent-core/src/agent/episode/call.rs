@@ -42,7 +42,15 @@ impl Agent {
     ) -> Result<String, Stop> {
         let step = plan.step;
         let signature = call_key(call);
-        let action = match without_degenerate(Action::from_call(call)) {
+        let action = if call.name == posix::SH_TOOL && !self.options.offers_sh() {
+            Action::Invalid(format!(
+                "there is no tool `{}`; the tools are `nu`, `help` and `answer`",
+                posix::SH_TOOL
+            ))
+        } else {
+            Action::from_call(call)
+        };
+        let action = match without_degenerate(action) {
             Ok(action) => action,
             Err((what, unit, repeats)) => {
                 self.emit(AgentEvent::Repaired {
@@ -103,6 +111,7 @@ impl Agent {
                 pipeline,
                 why,
                 background,
+                script,
             } => {
                 let ran = RunCall {
                     call,
@@ -110,6 +119,7 @@ impl Agent {
                     signature: &signature,
                     progress,
                     background,
+                    script,
                 };
                 run(self, episode, step, ran, pipeline, why, cancel)
             }
@@ -236,7 +246,7 @@ fn run(
     let failed_before = episode.failed.iter().find(|(k, ..)| *k == key).cloned();
     // A first command that works on input, given none after a step
     // gave a result, means that result.
-    let feed = if agent.may_run() && agent.options.on(Lever::Feed) {
+    let feed = if agent.may_run() && agent.options.on(Lever::Feed) && !ran.script {
         episode
             .feed_from
             .and_then(|n| Some((n, agent.shell.out(n)?)))
@@ -306,7 +316,7 @@ fn run(
     let (pipeline, note) = match feed {
         Some(Feed::Piped(piped, note)) => (piped, Some(note)),
         _ => match reuse::reusing(&pipeline, &episode.reads)
-            .filter(|_| agent.options.on(Lever::Feed))
+            .filter(|_| agent.options.on(Lever::Feed) && !ran.script)
         {
             Some((reused, note)) => (reused, Some(note)),
             None => (pipeline, None),
@@ -316,7 +326,7 @@ fn run(
     let changes_before = agent.change_steps;
     agent.background_on_its_own = on_its_own;
     agent.source_shown = None;
-    let (text, status) = rewrite::rewrite(agent, step, &pipeline, &why, cancel);
+    let (text, status) = rewrite::rewrite(agent, step, &pipeline, ran.script, &why, cancel);
     agent.background_on_its_own = false;
     agent.observed(episode, step, ran, key, changes_before, text, status)
 }
@@ -333,6 +343,8 @@ struct RunCall<'a> {
     progress: bool,
     /// The model sent it to the background.
     background: bool,
+    /// It runs a script of the `sh` tool.
+    script: bool,
 }
 
 /// What the model is told of an `exit` step.

@@ -22,7 +22,7 @@ use super::{
     failure::{Failure, FailureKind},
     grounding, habits, home_directory,
     levers::Lever,
-    named_files, prompt,
+    named_files, posix, prompt,
     prompt::PromptKind,
     repository, reuse, rules, scope,
     settings::AgentOptions,
@@ -183,6 +183,12 @@ impl Agent {
         for _ in 0..earlier_outs(&messages) {
             shell.adopt_out(Value::string(NOT_KEPT, nu_protocol::Span::unknown()));
         }
+        // The `sh` tool, where offered, is told of with the Nushell.
+        let system_prompt = if options.offers_sh() {
+            posix::with_sh_tool(&system_prompt)
+        } else {
+            system_prompt
+        };
         let mut all = vec![Message::system(system_prompt)];
         all.extend(messages.into_iter().filter(|m| m.role != Role::System));
         Agent {

@@ -24,15 +24,21 @@ pub(super) struct Written {
 
 /// `pipeline` rewritten into the form that runs (each rewrite's note kept
 /// for the model, each rule reported), then judged, run and observed: the
-/// text for the model and how the step ended.
+/// text for the model and how the step ended. A `script` of the `sh` tool
+/// is no Nushell to rewrite: it goes to the judge as it is.
 pub(super) fn rewrite(
     agent: &mut Agent,
     step: usize,
     pipeline: &str,
+    script: bool,
     why: &str,
     cancel: &CancelToken,
 ) -> (String, StepStatus) {
-    let written = rewritten(agent, step, pipeline);
+    let written = if script {
+        as_written(agent, pipeline.to_string())
+    } else {
+        rewritten(agent, step, pipeline)
+    };
     judge::judge(agent, step, written, why, cancel)
 }
 
@@ -98,6 +104,11 @@ fn rewritten(agent: &mut Agent, step: usize, pipeline: &str) -> Written {
             decision,
         };
     }
+    as_written(agent, pipeline)
+}
+
+/// `pipeline` as it is, judged by the policy.
+fn as_written(agent: &mut Agent, pipeline: String) -> Written {
     let (plan, decision) = agent.shell.check(&pipeline);
     Written {
         parses: plan.is_some(),

@@ -81,14 +81,22 @@ impl Agent {
         cancel: &CancelToken,
     ) -> Result<crate::llm::ChatTurn, Stop> {
         let mut tools = tool_defs(self.options.kind);
+        if self.options.offers_sh() {
+            let at = tools
+                .iter()
+                .position(|t| t.name == NU_TOOL)
+                .map_or(0, |i| i + 1);
+            tools.insert(at, posix::tool_def());
+        }
         let mut tool_choice = self.options.tool_choice;
-        let only = match offered {
+        let only: Option<&[&str]> = match offered {
             Offered::Both => None,
-            Offered::Answer => Some(ANSWER_TOOL),
-            Offered::Run => Some(NU_TOOL).filter(|_| tools.iter().any(|t| t.name == NU_TOOL)),
+            Offered::Answer => Some(&[ANSWER_TOOL]),
+            Offered::Run => Some(&[NU_TOOL, posix::SH_TOOL][..])
+                .filter(|_| tools.iter().any(|t| t.name == NU_TOOL)),
         };
         if let Some(only) = only {
-            tools.retain(|t| t.name == only);
+            tools.retain(|t| only.contains(&t.name.as_str()));
             tool_choice = ToolChoice::Required;
         }
         let pipeline_grammar = (self.options.pipeline_grammar
