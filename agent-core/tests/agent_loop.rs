@@ -2684,7 +2684,7 @@ fn a_bash_script_runs_under_the_policy_with_the_same_verdicts() {
     );
     let requests = ep.requests.lock().unwrap().clone();
     let tools: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(tools, ["nu", "sh", "help", "answer"]);
+    assert_eq!(tools, ["sh", "nu", "help", "answer"]);
     assert!(
         requests[0].messages[0]
             .content
@@ -2718,6 +2718,27 @@ fn a_bash_script_runs_under_the_policy_with_the_same_verdicts() {
         assert_eq!(by_sh.statuses(), [status], "{script}");
         assert_eq!(by_nu.statuses(), [status], "{pipeline}");
     }
+    // Nushell written as a script runs as Nushell; a `find -exec` left
+    // open is closed (and asked about, as any `-exec`).
+    let ep = in_files(
+        vec![
+            sh("open a.txt | lines | length"),
+            sh("find . -name 'a.txt' -exec cat {}"),
+            answer("done"),
+        ],
+        posix(),
+    );
+    let results = ep.tool_results();
+    assert!(
+        results[0].contains("is Nushell, not bash") && results[0].lines().any(|l| l == "1"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("ends at `\\;`") && results[1].contains("-exec cat {} \\;'#"),
+        "{}",
+        results[1]
+    );
     // Off by default: no `sh` tool, and a call to it runs nothing.
     let ep = in_files(vec![sh("ls"), answer("done")], AgentOptions::default());
     let requests = ep.requests.lock().unwrap().clone();

@@ -11,7 +11,7 @@
 use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use brush_parser::{Parser, ParserOptions};
+use brush_parser::{Parser, ParserOptions, Token, tokenize_str, unquote_str};
 use serde_json::json;
 
 use crate::llm::ToolDef;
@@ -35,6 +35,9 @@ pub fn invalid(script: &str) -> Option<String> {
             "The script is {} bytes; a step is one short command line.",
             script.len()
         ));
+    }
+    if script.contains("$out.") {
+        return Some("Not run: `$out.N` is a Nushell value that bash cannot read. In `sh`, name the files or text themselves; or use the `nu` tool on `$out.N`.".into());
     }
     let options = ParserOptions::default();
     let parsed = catch_unwind(AssertUnwindSafe(|| {
@@ -80,9 +83,15 @@ pub fn tool_def() -> ToolDef {
 /// What the system prompt says of the `sh` tool.
 pub const PROMPT_LINE: &str = "- Files and text: the `sh` tool runs a bash command line (`find`, `grep`, `wc`, `du`, `sort`, `xargs`); it gives text.";
 
-/// `prompt` (a system prompt) telling of the `sh` tool after its Nushell
-/// lines.
+/// What a task's role says the work is done with, without and with the
+/// `sh` tool.
+const ROLE_NU: &str = "by running Nushell pipelines with the `nu` tool, one step at a time";
+const ROLE_SH: &str = "one step at a time: bash command lines with the `sh` tool for files and text, Nushell pipelines with the `nu` tool for tables and data";
+
+/// `prompt` (a system prompt) telling of the `sh` tool: in the role, and
+/// after its Nushell lines.
 pub fn with_sh_tool(prompt: &str) -> String {
+    let prompt = prompt.replacen(ROLE_NU, ROLE_SH, 1);
     match prompt.find("\n- An error says what to fix") {
         Some(at) => format!("{}\n{PROMPT_LINE}{}", &prompt[..at], &prompt[at..]),
         None => format!("{prompt}\n\n{PROMPT_LINE}"),
@@ -98,6 +107,141 @@ pub fn as_pipeline(shell: &str, script: &str) -> String {
         hashes.push('#');
     }
     format!("^{shell} -c r{hashes}'{script}'{hashes}")
+}
+
+/// The script of a pipeline [`as_pipeline`] made, if `pipeline` is one.
+pub fn script_of(pipeline: &str) -> Option<&str> {
+    let rest = ["^bash -c r", "^sh -c r"]
+        .iter()
+        .find_map(|head| pipeline.strip_prefix(head))?;
+    let hashes = rest.len() - rest.trim_start_matches('#').len();
+    let body = rest[hashes..].strip_prefix('\'')?;
+    body.strip_suffix(&format!("'{}", &rest[..hashes]))
+}
+
+/// One simple command of a script as the shell's tokenizer reads it: its
+/// words unquoted, and where its last word ends (a byte offset).
+struct Command {
+    words: Vec<String>,
+    end: usize,
+    /// It has a redirection (`2>/dev/null`): its words end before it.
+    redirected: bool,
+}
+
+/// The simple commands of `script`, split at its operators; `None` where
+/// the tokenizer cannot read it.
+fn commands(script: &str) -> Option<Vec<Command>> {
+    let tokens = catch_unwind(|| tokenize_str(script)).ok()?.ok()?;
+    let byte_at = |chars: usize| {
+        script
+            .char_indices()
+            .nth(chars)
+            .map_or(script.len(), |(at, _)| at)
+    };
+    let mut commands = Vec::new();
+    let mut current = Command {
+        words: Vec::new(),
+        end: 0,
+        redirected: false,
+    };
+    for token in tokens {
+        match token {
+            Token::Word(word, span) => {
+                if !current.redirected {
+                    current.words.push(unquote_str(&word));
+                    current.end = byte_at(span.end.index);
+                }
+            }
+            Token::Operator(op, _) if op.contains(['<', '>']) => current.redirected = true,
+            Token::Operator(..) => {
+                if !current.words.is_empty() {
+                    commands.push(current);
+                }
+                current = Command {
+                    words: Vec::new(),
+                    end: 0,
+                    redirected: false,
+                };
+            }
+        }
+    }
+    if !current.words.is_empty() {
+        commands.push(current);
+    }
+    Some(commands)
+}
+
+/// `script` with each `find … -exec CMD {}` that was left without its
+/// `\;` closed (a model writing JSON drops the backslash, or the `;`
+/// with it): `find` then runs CMD instead of failing on a missing
+/// argument. `None` when every `-exec` is closed.
+pub fn with_exec_closed(script: &str) -> Option<String> {
+    let mut ends: Vec<usize> = commands(script)?
+        .into_iter()
+        .filter(|command| {
+            command
+                .words
+                .first()
+                .is_some_and(|head| head == "find" || head.ends_with("/find"))
+        })
+        .filter(|command| {
+            let mut open = false;
+            for word in &command.words {
+                match word.as_str() {
+                    "-exec" | "-execdir" | "-ok" | "-okdir" => open = true,
+                    ";" | "+" => open = false,
+                    _ => {}
+                }
+            }
+            open
+        })
+        .map(|command| command.end)
+        .collect();
+    if ends.is_empty() {
+        return None;
+    }
+    ends.sort_unstable();
+    let mut fixed = script.to_string();
+    for end in ends.into_iter().rev() {
+        fixed.insert_str(end, " \\;");
+    }
+    Some(fixed)
+}
+
+/// The words of bash that head a command or a clause and are no program:
+/// its keywords and builtins (several are Nushell commands too).
+const SHELL_WORDS: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "for", "in", "do", "done", "while", "until", "case",
+    "esac", "function", "select", "time", "{", "}", "!", "[[", "]]", "cd", "echo", "printf",
+    "test", "[", "read", "export", "source", ".", "alias", "unalias", "set", "unset", "exit",
+    "pwd", "type", "let", "local", "declare", "return", "shift", "eval", "exec", "true", "false",
+    "wait", "kill", "trap", "umask", "ulimit", "history", "jobs", "help",
+];
+
+/// The names heading `script`'s commands that bash cannot run but
+/// Nushell can (`open`, `where`, `lines`): `is_command` says which names
+/// are Nushell commands, `is_program` which are programs here. Empty
+/// when the script is bash.
+pub fn nushell_heads(
+    script: &str,
+    is_command: impl Fn(&str) -> bool,
+    is_program: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let Some(commands) = commands(script) else {
+        return Vec::new();
+    };
+    let mut heads: Vec<String> = commands
+        .into_iter()
+        .filter_map(|command| command.words.into_iter().next())
+        .filter(|head| {
+            !SHELL_WORDS.contains(&head.as_str())
+                && !head.contains(['/', '=', '$'])
+                && is_command(head)
+                && !is_program(head)
+        })
+        .collect();
+    heads.dedup();
+    heads
 }
 
 #[cfg(test)]
@@ -132,14 +276,92 @@ mod tests {
     }
 
     #[test]
+    fn an_exec_left_open_is_closed() {
+        assert_eq!(
+            with_exec_closed("find . -name '*.php' -exec chmod 755 {} | wc -l").as_deref(),
+            Some("find . -name '*.php' -exec chmod 755 {} \\; | wc -l")
+        );
+        assert_eq!(
+            with_exec_closed("find /x -type f -exec rm {}").as_deref(),
+            Some("find /x -type f -exec rm {} \\;")
+        );
+        // A bare `;` ends the command in bash: `find` never sees it.
+        assert_eq!(
+            with_exec_closed("find . -exec echo {} ; echo done").as_deref(),
+            Some("find . -exec echo {} \\; ; echo done")
+        );
+        for closed in [
+            "find . -exec chmod 755 {} \\;",
+            "find . -exec chmod 755 {} ';'",
+            "find . -exec du -b {} + | sort -n",
+            "find . -name '*.c' | xargs wc -l",
+            "ls -l",
+        ] {
+            assert_eq!(with_exec_closed(closed), None, "{closed}");
+        }
+    }
+
+    #[test]
+    fn nushell_written_as_a_script_is_known() {
+        let is_command = |name: &str| {
+            [
+                "open", "lines", "where", "length", "ls", "cd", "echo", "sort", "for",
+            ]
+            .contains(&name)
+        };
+        let is_program = |name: &str| ["ls", "sort", "wc", "find"].contains(&name);
+        assert_eq!(
+            nushell_heads(
+                "open a.txt | lines | where $it =~ 'x' | length",
+                is_command,
+                is_program
+            ),
+            ["open", "lines", "where", "length"]
+        );
+        for bash in [
+            "ls | sort | wc -l",
+            "cd dir && echo done",
+            "for f in *; do wc -l $f; done",
+            "find . -type d | wc -l",
+        ] {
+            assert!(
+                nushell_heads(bash, is_command, is_program).is_empty(),
+                "{bash}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_nushell_value_in_a_script_is_told() {
+        let told = invalid("ls $out.0").unwrap();
+        assert!(told.contains("`$out.N` is a Nushell value"), "{told}");
+    }
+
+    #[test]
+    fn the_prompt_tells_of_the_sh_tool() {
+        let task = crate::agent::system_prompt(crate::agent::PromptKind::Task, "cwd: /x");
+        assert!(task.contains(ROLE_NU));
+        let with = with_sh_tool(&task);
+        assert!(with.contains(ROLE_SH) && !with.contains(ROLE_NU), "{with}");
+        assert!(
+            with.contains(&format!("{PROMPT_LINE}\n- An error says")),
+            "{with}"
+        );
+        assert!(with.ends_with("cwd: /x"));
+    }
+
+    #[test]
     fn a_script_runs_as_one_raw_string() {
         let script = "grep -c 'a' x.txt | wc -l";
         let pipeline = as_pipeline("bash", script);
         assert_eq!(pipeline, "^bash -c r#'grep -c 'a' x.txt | wc -l'#");
+        assert_eq!(script_of(&pipeline), Some(script));
         // A script holding `'#` gets more hashes.
         let script = "echo 'a'# b";
         let pipeline = as_pipeline("sh", script);
         assert_eq!(pipeline, "^sh -c r##'echo 'a'# b'##");
+        assert_eq!(script_of(&pipeline), Some(script));
+        assert_eq!(script_of("^bash -c 'ls'"), None);
     }
 
     #[test]

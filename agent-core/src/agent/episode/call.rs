@@ -323,12 +323,46 @@ fn run(
         },
     };
     agent.ran_notes.extend(note);
+    let (pipeline, script) = if ran.script {
+        as_script(agent, pipeline)
+    } else {
+        (pipeline, false)
+    };
     let changes_before = agent.change_steps;
     agent.background_on_its_own = on_its_own;
     agent.source_shown = None;
-    let (text, status) = rewrite::rewrite(agent, step, &pipeline, ran.script, &why, cancel);
+    let (text, status) = rewrite::rewrite(agent, step, &pipeline, script, &why, cancel);
     agent.background_on_its_own = false;
     agent.observed(episode, step, ran, key, changes_before, text, status)
+}
+
+/// The pipeline of an `sh` call as it runs, and whether it is still a
+/// script: Nushell written as a script (`open f | lines`) runs as the
+/// Nushell it is, and a `find -exec` left open is closed.
+fn as_script(agent: &mut Agent, pipeline: String) -> (String, bool) {
+    let Some(script) = posix::script_of(&pipeline) else {
+        return (pipeline, true);
+    };
+    let engine = agent.shell.session().engine_state();
+    let is_command = |name: &str| engine.find_decl(name.as_bytes(), &[]).is_some();
+    let is_program = |name: &str| agent.shell.finds_program(name);
+    let nushell = posix::nushell_heads(script, is_command, is_program);
+    if !nushell.is_empty() && agent.options.on(Lever::Translation) {
+        agent.ran_notes.push(format!(
+            "`{}` is Nushell, not bash: that ran as a Nushell pipeline",
+            nushell.join("`, `")
+        ));
+        return (script.to_string(), false);
+    }
+    match posix::with_exec_closed(script).filter(|_| agent.options.on(Lever::Repair)) {
+        Some(closed) => {
+            agent
+                .ran_notes
+                .push("`find … -exec CMD {}` ends at `\\;`".into());
+            (posix::as_pipeline(posix::shell(), &closed), true)
+        }
+        None => (pipeline, true),
+    }
 }
 
 /// The `nu` call being taken, as the stages after it need it.

@@ -82,11 +82,8 @@ impl Agent {
     ) -> Result<crate::llm::ChatTurn, Stop> {
         let mut tools = tool_defs(self.options.kind);
         if self.options.offers_sh() {
-            let at = tools
-                .iter()
-                .position(|t| t.name == NU_TOOL)
-                .map_or(0, |i| i + 1);
-            tools.insert(at, posix::tool_def());
+            // First: the tool the request's files and text are done with.
+            tools.insert(0, posix::tool_def());
         }
         let mut tool_choice = self.options.tool_choice;
         let only: Option<&[&str]> = match offered {
@@ -202,7 +199,13 @@ impl Agent {
         turn.tool_calls
             .iter()
             .find_map(|call| match without_degenerate(Action::from_call(call)) {
-                Ok(Action::Run { pipeline, .. }) => self
+                // A script passed the shell's grammar; what it names is
+                // judged as it runs (Nushell in it runs as Nushell).
+                Ok(Action::Run {
+                    pipeline,
+                    script: false,
+                    ..
+                }) => self
                     .why_unrunnable(&pipeline, examples_unrunnable)
                     .map(|why| (call.clone(), why)),
                 _ => None,
