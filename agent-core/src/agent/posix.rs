@@ -46,6 +46,11 @@ pub fn invalid(script: &str) -> Option<String> {
     match parsed {
         Ok(Ok(program)) if !program.complete_commands.is_empty() => None,
         Ok(Ok(_)) => Some("The script has no command.".into()),
+        // Unreadable only for a `find -exec` left open, which the run
+        // closes (see `with_exec_closed`).
+        Ok(Err(_)) if with_exec_closed(script).is_some_and(|closed| invalid(&closed).is_none()) => {
+            None
+        }
         Ok(Err(error)) => Some(format!(
             "Not run: the script is not valid shell ({error}). Fix its quoting or syntax."
         )),
@@ -123,6 +128,8 @@ pub fn script_of(pipeline: &str) -> Option<&str> {
 /// words unquoted, and where its last word ends (a byte offset).
 struct Command {
     words: Vec<String>,
+    /// Where its last word starts (a byte offset).
+    start: usize,
     end: usize,
     /// It has a redirection (`2>/dev/null`): its words end before it.
     redirected: bool,
@@ -141,6 +148,7 @@ fn commands(script: &str) -> Option<Vec<Command>> {
     let mut commands = Vec::new();
     let mut current = Command {
         words: Vec::new(),
+        start: 0,
         end: 0,
         redirected: false,
     };
@@ -149,6 +157,7 @@ fn commands(script: &str) -> Option<Vec<Command>> {
             Token::Word(word, span) => {
                 if !current.redirected {
                     current.words.push(unquote_str(&word));
+                    current.start = byte_at(span.start.index);
                     current.end = byte_at(span.end.index);
                 }
             }
@@ -159,6 +168,7 @@ fn commands(script: &str) -> Option<Vec<Command>> {
                 }
                 current = Command {
                     words: Vec::new(),
+                    start: 0,
                     end: 0,
                     redirected: false,
                 };
@@ -173,10 +183,20 @@ fn commands(script: &str) -> Option<Vec<Command>> {
 
 /// `script` with each `find … -exec CMD {}` that was left without its
 /// `\;` closed (a model writing JSON drops the backslash, or the `;`
-/// with it): `find` then runs CMD instead of failing on a missing
-/// argument. `None` when every `-exec` is closed.
+/// with it, or leaves the backslash alone): `find` then runs CMD instead
+/// of failing on a missing argument. `None` when every `-exec` is closed.
 pub fn with_exec_closed(script: &str) -> Option<String> {
-    let mut ends: Vec<usize> = commands(script)?
+    // One backslash at the very end escapes nothing: the shell's
+    // tokenizer cannot read it, and it is the half of `\;` written.
+    if let Some(cut) = script
+        .trim_end()
+        .strip_suffix('\\')
+        .filter(|cut| !cut.ends_with('\\'))
+        .filter(|_| commands(script).is_none())
+    {
+        return with_exec_closed(cut.trim_end());
+    }
+    let mut ends: Vec<(usize, usize)> = commands(script)?
         .into_iter()
         .filter(|command| {
             command
@@ -195,15 +215,24 @@ pub fn with_exec_closed(script: &str) -> Option<String> {
             }
             open
         })
-        .map(|command| command.end)
+        .map(|command| {
+            // A last word of backslashes alone is the half of `\;` written.
+            let last = &script[command.start..command.end];
+            if !last.is_empty() && last.chars().all(|c| c == '\\') {
+                (command.start, command.end)
+            } else {
+                (command.end, command.end)
+            }
+        })
         .collect();
     if ends.is_empty() {
         return None;
     }
     ends.sort_unstable();
     let mut fixed = script.to_string();
-    for end in ends.into_iter().rev() {
-        fixed.insert_str(end, " \\;");
+    for (start, end) in ends.into_iter().rev() {
+        let closing = if start == end { " \\;" } else { "\\;" };
+        fixed.replace_range(start..end, closing);
     }
     Some(fixed)
 }
@@ -217,6 +246,12 @@ const SHELL_WORDS: &[&str] = &[
     "pwd", "type", "let", "local", "declare", "return", "shift", "eval", "exec", "true", "false",
     "wait", "kill", "trap", "umask", "ulimit", "history", "jobs", "help",
 ];
+
+/// Whether `name` is one of bash's keywords or builtins, which no `PATH`
+/// holds.
+pub fn is_shell_word(name: &str) -> bool {
+    SHELL_WORDS.contains(&name)
+}
 
 /// The names heading `script`'s commands that bash cannot run but
 /// Nushell can (`open`, `where`, `lines`): `is_command` says which names
@@ -285,6 +320,17 @@ mod tests {
             with_exec_closed("find /x -type f -exec rm {}").as_deref(),
             Some("find /x -type f -exec rm {} \\;")
         );
+        // A backslash left alone is the half of `\;` that was written
+        // (a script the shell cannot read without it, but runs closed).
+        assert_eq!(invalid("find . -exec rm {} \\"), None);
+        assert_eq!(
+            with_exec_closed("find . -exec rm {} \\").as_deref(),
+            Some("find . -exec rm {} \\;")
+        );
+        assert_eq!(
+            with_exec_closed("find . -exec rm {} \\\\ | wc -l").as_deref(),
+            Some("find . -exec rm {} \\; | wc -l")
+        );
         // A bare `;` ends the command in bash: `find` never sees it.
         assert_eq!(
             with_exec_closed("find . -exec echo {} ; echo done").as_deref(),
@@ -335,6 +381,7 @@ mod tests {
     fn a_nushell_value_in_a_script_is_told() {
         let told = invalid("ls $out.0").unwrap();
         assert!(told.contains("`$out.N` is a Nushell value"), "{told}");
+        assert!(is_shell_word("while") && is_shell_word("exit") && !is_shell_word("find"));
     }
 
     #[test]

@@ -35,7 +35,10 @@ pub(super) fn rewrite(
     cancel: &CancelToken,
 ) -> (String, StepStatus) {
     let written = if script {
-        as_written(agent, pipeline.to_string())
+        let mut written = as_written(agent, pipeline.to_string());
+        // Bash's own words (`while`, `do`, `exit`) are no programs to find.
+        written.unknown.retain(|name| !posix::is_shell_word(name));
+        written
     } else {
         rewritten(agent, step, pipeline)
     };
