@@ -124,6 +124,19 @@ pub fn script_of(pipeline: &str) -> Option<&str> {
     body.strip_suffix(&format!("'{}", &rest[..hashes]))
 }
 
+/// `pipeline` (one [`as_pipeline`] made) with its script rewritten by
+/// `rewrite`, run by the same shell; `None` when it is no script or
+/// `rewrite` leaves it alone.
+pub fn with_script(pipeline: &str, rewrite: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let script = script_of(pipeline)?;
+    let shell = if pipeline.starts_with("^sh ") {
+        "sh"
+    } else {
+        "bash"
+    };
+    Some(as_pipeline(shell, &rewrite(script)?))
+}
+
 /// One simple command of a script as the shell's tokenizer reads it: its
 /// words unquoted, and where its last word ends (a byte offset).
 struct Command {

@@ -324,7 +324,7 @@ fn run(
     };
     agent.ran_notes.extend(note);
     let (pipeline, script) = if ran.script {
-        as_script(agent, pipeline)
+        as_script(agent, step, pipeline)
     } else {
         (pipeline, false)
     };
@@ -339,7 +339,7 @@ fn run(
 /// The pipeline of an `sh` call as it runs, and whether it is still a
 /// script: Nushell written as a script (`open f | lines`) runs as the
 /// Nushell it is, and a `find -exec` left open is closed.
-fn as_script(agent: &mut Agent, pipeline: String) -> (String, bool) {
+fn as_script(agent: &mut Agent, step: usize, pipeline: String) -> (String, bool) {
     let Some(script) = posix::script_of(&pipeline) else {
         return (pipeline, true);
     };
@@ -354,12 +354,11 @@ fn as_script(agent: &mut Agent, pipeline: String) -> (String, bool) {
         ));
         return (script.to_string(), false);
     }
-    match posix::with_exec_closed(script).filter(|_| agent.options.on(Lever::Repair)) {
-        Some(closed) => {
-            agent
-                .ran_notes
-                .push("`find … -exec CMD {}` ends at `\\;`".into());
-            (posix::as_pipeline(posix::shell(), &closed), true)
+    match rules::as_script_means(&pipeline, &agent.options.levers) {
+        Some((meant, done)) => {
+            agent.ran_notes.extend(done.iter().map(|d| d.note.clone()));
+            agent.rules_applied(step, done.iter().map(|d| d.rule));
+            (meant, true)
         }
         None => (pipeline, true),
     }

@@ -14,6 +14,7 @@ mod exact_fixes;
 mod notes;
 mod request;
 mod scope;
+mod scripts;
 mod translation;
 
 use super::levers::{Lever, Levers};
@@ -26,6 +27,7 @@ pub use exact_fixes::EXACT_FIXES;
 pub use notes::{NOTES, Outcome, Reads, with_notes};
 pub use request::{FACTS, RequestFacts};
 pub use scope::SCOPE_REWRITES;
+pub use scripts::SCRIPT_REWRITES;
 pub use translation::TRANSLATIONS;
 
 /// What a rule is, where the loop applies it.
@@ -150,6 +152,8 @@ pub enum When {
     Failed,
     /// As written, first in a step: to what the request's words ask.
     Scoped,
+    /// A script of the `sh` tool, as its pipeline (see `posix`).
+    Script,
 }
 
 /// The call a rewrite looks at.
@@ -218,6 +222,7 @@ pub fn rewrites() -> impl Iterator<Item = &'static dyn Rewrite> {
         .iter()
         .chain(TRANSLATIONS)
         .chain(EXACT_FIXES)
+        .chain(SCRIPT_REWRITES)
         .map(|rule| rule as &dyn Rewrite)
 }
 
@@ -301,6 +306,13 @@ pub fn scoped(
         }
     }
     (!done.is_empty()).then_some((text, done))
+}
+
+/// `pipeline`, a script of the `sh` tool, as bash means it (the
+/// [`When::Script`] rewrites `levers` leave on); `None` when nothing
+/// needed rewriting.
+pub fn as_script_means(pipeline: &str, levers: &Levers) -> Option<(String, Vec<Rewritten>)> {
+    rewritten(pipeline, &[When::Script], None, levers)
 }
 
 /// `pipeline` as Nushell means it, with a note of each rewrite (for the
