@@ -181,11 +181,16 @@ impl Action {
                     out,
                 }
             }
-            other => Action::Invalid(format!(
-                "there is no tool `{other}`; the tools are `nu`, `help` and `answer`"
-            )),
+            other => no_such_tool(other),
         }
     }
+}
+
+/// What the model reads of a call to a tool it was not offered.
+pub fn no_such_tool(name: &str) -> Action {
+    Action::Invalid(format!(
+        "there is no tool `{name}`; the tools are `nu`, `help` and `answer`"
+    ))
 }
 
 /// The pipeline of a tool call written inside the `pipeline` string

@@ -43,10 +43,7 @@ impl Agent {
         let step = plan.step;
         let signature = call_key(call);
         let action = if call.name == posix::SH_TOOL && !self.options.offers_sh() {
-            Action::Invalid(format!(
-                "there is no tool `{}`; the tools are `nu`, `help` and `answer`",
-                posix::SH_TOOL
-            ))
+            no_such_tool(posix::SH_TOOL)
         } else {
             Action::from_call(call)
         };

@@ -27,8 +27,8 @@ use super::{
     repository, reuse, rules, scope,
     settings::AgentOptions,
     tools::{
-        ANSWER_TOOL, Action, NU_TOOL, PIPELINE_ARGUMENT, command_help, pipeline_grammar,
-        pipeline_heads, tool_defs,
+        ANSWER_TOOL, Action, NU_TOOL, PIPELINE_ARGUMENT, command_help, no_such_tool,
+        pipeline_grammar, pipeline_heads, tool_defs,
     },
     transcript::Transcript,
     usage, what_is_here,
