@@ -207,10 +207,29 @@ fn episode_in(
     options: AgentOptions,
     history: Vec<Message>,
 ) -> Episode {
+    episode_asking(
+        dir,
+        turns,
+        policy,
+        options,
+        history,
+        NonInteractive::default(),
+    )
+}
+
+/// An episode whose confirmations `approver` answers.
+fn episode_asking(
+    dir: tempfile::TempDir,
+    turns: Vec<String>,
+    policy: Policy,
+    options: AgentOptions,
+    history: Vec<Message>,
+    approver: NonInteractive,
+) -> Episode {
     let shell = PolicyShell::new(
         policy,
         SessionSeed::new(dir.path()),
-        Arc::new(NonInteractive::default()),
+        Arc::new(approver),
         ShellOptions::default(),
     )
     .unwrap();
@@ -2718,6 +2737,31 @@ fn a_bash_script_runs_under_the_policy_with_the_same_verdicts() {
         assert_eq!(by_sh.statuses(), [status], "{script}");
         assert_eq!(by_nu.statuses(), [status], "{pipeline}");
     }
+    // A loop is bash's, not a program's: a script reading each name with
+    // `while read` is asked about (its `$f` is only known when it runs)
+    // and, approved, runs.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "x\ny\n").unwrap();
+    let yes = NonInteractive {
+        yes: true,
+        ..NonInteractive::default()
+    };
+    let mut ep = episode_asking(
+        dir,
+        vec![
+            sh("find . -name '*.txt' | while read -r f; do wc -l \"$f\"; done"),
+            answer("done"),
+        ],
+        Policy::default(),
+        posix(),
+        Vec::new(),
+        yes,
+    );
+    ep.agent
+        .run("lines of each text file?", &CancelToken::new());
+    assert_eq!(ep.statuses(), [StepStatus::Ok]);
+    let results = ep.tool_results();
+    assert!(results[0].contains("2 ./a.txt"), "{}", results[0]);
     // Nushell written as a script runs as Nushell; a `find -exec` left
     // open is closed (and asked about, as any `-exec`).
     let ep = in_files(

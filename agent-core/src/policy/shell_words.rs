@@ -179,6 +179,103 @@ pub fn split(script: &str) -> Split {
     out
 }
 
+/// Bash's keywords that open or join a compound command: the words after
+/// them are a call (`while read l`, `then rm x`, `! grep -q a f`).
+const CLAUSE_WORDS: &[&str] = &["!", "if", "then", "else", "elif", "do", "while", "until"];
+
+/// Keywords that close a compound command (`fi`, `done`).
+const CLOSING_WORDS: &[&str] = &["fi", "done", "esac"];
+
+/// Heads whose words are a list, not a call (`for f in *.txt`, `case $x in`).
+const LIST_HEADS: &[&str] = &["for", "select", "case", "function"];
+
+/// Builtins that touch only the shell's own variables or flow.
+const INERT_BUILTINS: &[&str] = &[
+    "read", ":", "true", "false", "shift", "break", "continue", "exit", "return", "wait",
+];
+
+/// Builtins that change how later commands resolve or run code of their
+/// own (`cd`, `export`, `source`): what the script does after them is only
+/// known when it runs. (`eval`, `exec`, `command` and `time` are programs
+/// the policy's wrappers judge by what they run.)
+const STATE_BUILTINS: &[&str] = &[
+    "cd",
+    "pushd",
+    "popd",
+    "export",
+    "set",
+    "unset",
+    "local",
+    "declare",
+    "typeset",
+    "readonly",
+    "let",
+    "alias",
+    "unalias",
+    "umask",
+    "trap",
+    "source",
+    ".",
+    "hash",
+    "ulimit",
+    "shopt",
+    "getopts",
+    "enable",
+    "mapfile",
+    "readarray",
+];
+
+impl Split {
+    /// The calls the script makes: each command read past bash's own words
+    /// (`while read l; do rm "$l"; done` calls `rm`; `fi` calls nothing),
+    /// a builtin that changes the shell's state making the script opaque.
+    /// Output redirections stay with their command, even one left with no
+    /// words (`done > out`, a bare `> f`).
+    pub fn into_calls(self) -> Split {
+        let mut opaque = self.opaque;
+        let commands = self
+            .commands
+            .into_iter()
+            .filter_map(|command| {
+                let command = command.past_shell_words(&mut opaque);
+                (!command.words.is_empty() || !command.writes.is_empty()).then_some(command)
+            })
+            .collect();
+        Split { commands, opaque }
+    }
+}
+
+impl ShellCommand {
+    /// This command without the keywords and builtins of bash at its head;
+    /// `opaque` is set where what it does is only known when it runs.
+    fn past_shell_words(mut self, opaque: &mut bool) -> ShellCommand {
+        while let Some(head) = self
+            .words
+            .first()
+            .filter(|_| self.quoted.first() == Some(&false))
+        {
+            let head = head.as_str();
+            if CLAUSE_WORDS.contains(&head) || CLOSING_WORDS.contains(&head) {
+                self.drop_head();
+            } else if LIST_HEADS.contains(&head) || STATE_BUILTINS.contains(&head) {
+                *opaque = true;
+                self.words.clear();
+            } else if INERT_BUILTINS.contains(&head) {
+                self.words.clear();
+            } else {
+                break;
+            }
+        }
+        self.quoted.truncate(self.words.len());
+        self
+    }
+
+    fn drop_head(&mut self) {
+        self.words.remove(0);
+        self.quoted.remove(0);
+    }
+}
+
 /// The classic `:(){ :|:& };:` and its renamings: a function that pipes
 /// into itself in the background.
 pub fn is_fork_bomb(script: &str) -> bool {
@@ -231,5 +328,43 @@ mod tests {
         assert!(is_fork_bomb(":(){ :|:& };:"));
         assert!(is_fork_bomb("bomb() { bomb | bomb & }; bomb"));
         assert!(!is_fork_bomb("f() { echo hi; }; f"));
+    }
+
+    #[test]
+    fn calls_are_read_past_bash_s_own_words() {
+        let calls = |script: &str| {
+            let split = split(script).into_calls();
+            let words: Vec<String> = split.commands.iter().map(|c| c.words.join(" ")).collect();
+            (words, split.opaque)
+        };
+        assert_eq!(
+            calls("find . -name '*.txt' | while read -r f; do grep -l x f; done"),
+            (
+                vec!["find . -name *.txt".to_string(), "grep -l x f".into()],
+                false
+            )
+        );
+        assert_eq!(
+            calls("if [ -d logs ]; then rm -rf ~; fi"),
+            (vec!["[ -d logs ]".to_string(), "rm -rf ~".into()], false)
+        );
+        assert_eq!(
+            calls("! grep -q a f"),
+            (vec!["grep -q a f".to_string()], false)
+        );
+        assert_eq!(
+            calls("cd /; rm -rf x"),
+            (vec!["rm -rf x".to_string()], true)
+        );
+        assert_eq!(
+            calls("for f in a b; do rm f; done"),
+            (vec!["rm f".to_string()], true)
+        );
+        assert_eq!(calls("'if' x"), (vec!["if x".to_string()], false));
+        let split = split("while true; do ls; done > out").into_calls();
+        assert_eq!(
+            split.commands.last().map(|c| c.writes.clone()),
+            Some(vec!["out".to_string()])
+        );
     }
 }

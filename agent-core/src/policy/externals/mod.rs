@@ -639,7 +639,7 @@ fn classify_shell_script(script: &str, depth: usize, plan: &mut ExternalPlan) {
         plan.steps.push(step);
         return;
     }
-    let parsed = shell_words::split(script);
+    let parsed = shell_words::split(script).into_calls();
     if parsed.opaque {
         push_unknown(
             plan,
@@ -648,6 +648,12 @@ fn classify_shell_script(script: &str, depth: usize, plan: &mut ExternalPlan) {
         );
     }
     for (i, command) in parsed.commands.iter().enumerate() {
+        for redirect in &command.writes {
+            let mut step = Step::new("redirect", format!("> {redirect}"), Category::Write);
+            step.targets
+                .push(super::Target::new(Access::Write, redirect.clone()));
+            plan.steps.push(step);
+        }
         let Some((program, rest)) = command.words.split_first() else {
             continue;
         };
@@ -665,12 +671,6 @@ fn classify_shell_script(script: &str, depth: usize, plan: &mut ExternalPlan) {
             );
         }
         plan.reads_program_from_stdin = before || (i == 0 && plan.reads_program_from_stdin);
-        for redirect in &command.writes {
-            let mut step = Step::new("redirect", format!("> {redirect}"), Category::Write);
-            step.targets
-                .push(super::Target::new(Access::Write, redirect.clone()));
-            plan.steps.push(step);
-        }
     }
 }
 
@@ -1104,6 +1104,43 @@ mod tests {
                 .iter()
                 .any(|t| t.access == Access::Write && t.value == "~/.bashrc")
         }));
+    }
+
+    #[test]
+    fn a_script_s_loops_and_conditions_are_read_to_the_calls_inside() {
+        let script = |text: &str| {
+            classify(
+                "bash",
+                &[Arg::Literal("-c".into()), Arg::Literal(text.into())],
+            )
+        };
+        let names =
+            |p: &ExternalPlan| -> Vec<String> { p.steps.iter().map(|s| s.name.clone()).collect() };
+        // No step is named after a keyword or a builtin of bash.
+        let p = script("find . -name '*.txt' | while read -r f; do wc -l \"$f\"; done");
+        assert!(
+            names(&p)
+                .iter()
+                .all(|n| !["^while", "^read", "^do", "^done"].contains(&n.as_str())),
+            "{:?}",
+            names(&p)
+        );
+        assert!(names(&p).contains(&"^wc".to_string()), "{:?}", names(&p));
+        // What a keyword hid is judged: the deletion of home is seen.
+        let p = script("if true; then rm -rf ~; fi");
+        assert!(p.steps.iter().any(|s| {
+            s.category == Category::Delete && s.targets.iter().any(|t| t.value == "~")
+        }));
+        // A redirection with no command still writes its file.
+        let p = script("> ~/.bashrc");
+        assert!(p.steps.iter().any(|s| {
+            s.targets
+                .iter()
+                .any(|t| t.access == Access::Write && t.value == "~/.bashrc")
+        }));
+        // `cd` changes where later paths point: the script asks.
+        let p = script("cd / && ls");
+        assert!(p.steps.iter().any(|s| s.dynamic), "{:?}", names(&p));
     }
 
     #[test]
