@@ -56,11 +56,15 @@ pub enum Lever {
     /// by a shell grammar and run as `^bash -c` under the policy (see
     /// `posix`).
     Posix,
+    /// With the `sh` tool, the prompt teaches bash for files and text
+    /// first and Nushell for tables and data, its example episode a
+    /// script (see `prompt::shell_first`).
+    ShellFirst,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 13] = [
+    pub const ALL: [Lever; 14] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -74,6 +78,7 @@ impl Lever {
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
+        Lever::ShellFirst,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -92,12 +97,18 @@ impl Lever {
             Lever::WhatIsHere => "what-is-here",
             Lever::EngineDocs => "engine-docs",
             Lever::Posix => "posix",
+            Lever::ShellFirst => "shell-first",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 3] = [Lever::WhatIsHere, Lever::EngineDocs, Lever::Posix];
+    pub const ON_TRIAL: [Lever; 4] = [
+        Lever::WhatIsHere,
+        Lever::EngineDocs,
+        Lever::Posix,
+        Lever::ShellFirst,
+    ];
 
     /// The lever named `name`.
     pub fn from_name(name: &str) -> Result<Lever, String> {
@@ -207,7 +218,8 @@ mod tests {
                 Lever::Feed,
                 Lever::WhatIsHere,
                 Lever::EngineDocs,
-                Lever::Posix
+                Lever::Posix,
+                Lever::ShellFirst
             ]
         );
         assert!(!levers.on(Lever::Feed));

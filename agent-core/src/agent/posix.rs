@@ -94,9 +94,14 @@ const ROLE_NU: &str = "by running Nushell pipelines with the `nu` tool, one step
 const ROLE_SH: &str = "one step at a time: bash command lines with the `sh` tool for files and text, Nushell pipelines with the `nu` tool for tables and data";
 
 /// `prompt` (a system prompt) telling of the `sh` tool: in the role, and
-/// after its Nushell lines.
-pub fn with_sh_tool(prompt: &str) -> String {
+/// after its Nushell lines; or, `shell_first`, in lines that teach bash
+/// for files and text before Nushell for data (see
+/// [`super::prompt::shell_first`]).
+pub fn with_sh_tool(prompt: &str, shell_first: bool) -> String {
     let prompt = prompt.replacen(ROLE_NU, ROLE_SH, 1);
+    if shell_first {
+        return super::prompt::shell_first(&prompt);
+    }
     match prompt.find("\n- An error says what to fix") {
         Some(at) => format!("{}\n{PROMPT_LINE}{}", &prompt[..at], &prompt[at..]),
         None => format!("{prompt}\n\n{PROMPT_LINE}"),
@@ -401,13 +406,34 @@ mod tests {
     fn the_prompt_tells_of_the_sh_tool() {
         let task = crate::agent::system_prompt(crate::agent::PromptKind::Task, "cwd: /x");
         assert!(task.contains(ROLE_NU));
-        let with = with_sh_tool(&task);
+        let with = with_sh_tool(&task, false);
         assert!(with.contains(ROLE_SH) && !with.contains(ROLE_NU), "{with}");
         assert!(
             with.contains(&format!("{PROMPT_LINE}\n- An error says")),
             "{with}"
         );
         assert!(with.ends_with("cwd: /x"));
+        // Shell first: bash for files and text, the example a script, no
+        // Nushell line for text files left to copy.
+        let first = with_sh_tool(&task, true);
+        assert!(first.contains(ROLE_SH), "{first}");
+        assert!(
+            first.contains("Files, folders and text are bash's"),
+            "{first}"
+        );
+        assert!(
+            first.contains("-> sh {\"script\": \"grep -c FIXME plan.md\""),
+            "{first}"
+        );
+        assert!(!first.contains("where $it =~"), "{first}");
+        assert!(!first.contains(PROMPT_LINE), "{first}");
+        assert!(first.ends_with("cwd: /x"));
+        assert!(
+            first.len() < with.len(),
+            "{} vs {}",
+            first.len(),
+            with.len()
+        );
     }
 
     #[test]

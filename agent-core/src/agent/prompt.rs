@@ -71,6 +71,31 @@ const EXAMPLE: &str = "Example: user: how many lines of plan.md mention FIXME?
 <- 3
 -> answer {\"text\": \"3 lines of plan.md mention FIXME.\"}";
 
+/// The prompt's Nushell lines where the model is offered the `sh` tool
+/// first (the `shell-first` lever): files and text in bash, the dialect a
+/// Coder model knows; tables and data in Nushell. Its examples name no
+/// value to filter by, so none is copied into a task.
+const SHELL_FIRST: &str = "Files, folders and text are bash's: the `sh` tool runs a bash command line and gives its output.
+- Name only paths the user gave or a step showed; look first (`ls`, `find`).
+- Tables and data files (csv, json, toml, yaml) are Nushell's: the `nu` tool runs a pipeline: `open f.csv | get score | math avg`, `open f.json | get deploy.retries`, `sys mem`, `ps`.
+- A step's output is shown to you: read what was asked there; do not process it again. `$out.N` is step N's value, for `nu` only.
+- Answer with the names and figures as the output shows them.
+- An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
+
+/// The example episode where the `sh` tool comes first.
+const EXAMPLE_SH: &str = "Example: user: how many lines of plan.md mention FIXME?
+-> sh {\"script\": \"grep -c FIXME plan.md\", \"why\": \"count them\"}
+<- 3
+-> answer {\"text\": \"3 lines of plan.md mention FIXME.\"}";
+
+/// `prompt` (a task's [`system_prompt`]) teaching bash first: its
+/// Nushell lines and example episode in their `shell-first` form.
+pub fn shell_first(prompt: &str) -> String {
+    prompt
+        .replacen(NUSHELL, SHELL_FIRST, 1)
+        .replacen(EXAMPLE, EXAMPLE_SH, 1)
+}
+
 /// Whether `pipeline` is one of the prompt's example pipelines as it is
 /// written there: a whole pipeline (with a `|`) or a change
 /// (`rm f`, `mv a b`). A small model that has run out of its own steps

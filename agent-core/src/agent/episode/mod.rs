@@ -185,7 +185,7 @@ impl Agent {
         }
         // The `sh` tool, where offered, is told of with the Nushell.
         let system_prompt = if options.offers_sh() {
-            posix::with_sh_tool(&system_prompt)
+            posix::with_sh_tool(&system_prompt, options.on(Lever::ShellFirst))
         } else {
             system_prompt
         };
