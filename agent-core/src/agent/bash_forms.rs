@@ -25,11 +25,47 @@ const RENAMED: &[(&str, &str)] = &[
     ("foreach", "each"),
 ];
 
+/// find(1)'s tests and actions, none of them a flag of Nushell's `find`.
+const FIND_PREDICATES: &[&str] = &[
+    "-name",
+    "-iname",
+    "-type",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-regex",
+    "-iregex",
+    "-maxdepth",
+    "-mindepth",
+    "-size",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-ctime",
+    "-newer",
+    "-perm",
+    "-user",
+    "-group",
+    "-empty",
+    "-print",
+    "-print0",
+    "-printf",
+    "-ls",
+    "-exec",
+    "-execdir",
+    "-delete",
+    "-not",
+    "-prune",
+    "-links",
+    "-xdev",
+];
+
 /// `pipeline` with the bash commands in it written as Nushell, where the
 /// translation is exact: `ps ARGS` → `ps`, `grep [-i] [-v] X` on a
 /// pipeline's output → `find`, `wc -l` → `length`, `head -n N` → `first
 /// N`, `tail` → `last`, `cat F` → `open F`, `sort [-r]`, `uniq [-c]`,
-/// `du -sh P` → `du P`, `df` → `sys disks`, names of other languages
+/// `du -sh P` → `du P`, `df` → `sys disks`, `find` with find(1)'s
+/// predicates → `^find … | lines`, names of other languages
 /// (`count` → `length`), and flags a Nushell command does not have
 /// dropped. `None` when nothing changed.
 pub fn as_nushell(engine: &EngineState, pipeline: &str) -> Option<String> {
@@ -161,6 +197,16 @@ fn translate(
             format!("du {}", paths.join(" ")).trim_end().to_string()
         }
         "df" if first && operands.is_empty() => "sys disks".to_string(),
+        // find(1)'s predicates are no flags of Nushell's `find` (a filter
+        // of its input): the element is the program's, its paths a list.
+        "find" if args.iter().any(|a| FIND_PREDICATES.contains(&a.as_str())) => {
+            let words: Vec<String> = args
+                .iter()
+                .zip(&command.quoted[1..])
+                .map(|(arg, quoted)| nu_word(arg, *quoted))
+                .collect();
+            format!("^find {} | lines", words.join(" "))
+        }
         name => match RENAMED.iter().find(|(from, _)| *from == name) {
             Some((_, to)) if engine.find_decl(name.as_bytes(), &[]).is_none() => {
                 let mut words = vec![to.to_string()];
@@ -500,6 +546,13 @@ mod tests {
             nu("open products.csv | get price | avg").as_deref(),
             Some("open products.csv | get price | math avg")
         );
+        // find(1) with its predicates is the program, whose paths the
+        // Nushell after it reads as a list; Nushell's `find` filters.
+        assert_eq!(
+            nu("find . -type f -name '*.rs' | sort").as_deref(),
+            Some("^find . -type f -name '*.rs' | lines | sort")
+        );
+        assert_eq!(nu("ls | find -i foo"), None);
         // bash's human-readable `h` in a cluster is not Nushell's help.
         assert_eq!(
             nu("ls -lh | sort-by size --reverse").as_deref(),
