@@ -587,7 +587,10 @@ const DATE_FORMS: &str = "A date compares with a date, not with text: `where mod
 
 /// How a git repository is read.
 const IS_A_DIRECTORY: &str = "nu::shell::io::is_a_directory";
-const FOLDER_FORMS: &str = "`open` reads files, and that was a folder. Each folder's size (all it holds) is the `size` column of `ls --du`: `ls --du | where type == dir | select name size`.";
+/// A fact and the command that serves it, with no pipeline of another
+/// task to copy (a small model copied a folder-size pipeline into every
+/// task whose `open` met a folder).
+const FOLDER_FORMS: &str = "`open` reads files, and that was a folder: `ls` lists a folder's entries (name type size modified), `ls --du` with each folder's whole size.";
 const GIT_FORMS: &str = "A git repository is read with git, not by opening `.git`: `^git log --format='%h %an %s' | lines`, `^git status --porcelain | lines`, `^git show --stat HEAD`.";
 
 /// Whether `text` starts with the words of `command`, whole.

@@ -624,3 +624,18 @@ fn a_size_compared_with_a_bare_number_is_pointed_out() {
     assert!(bare_size_hint("ls | where size > 10kb").is_none());
     assert!(bare_size_hint("open a.csv | where price > 10").is_none());
 }
+
+#[test]
+fn a_folder_opened_as_a_file_is_told_how_folders_are_listed() {
+    let hint = failure_hint(
+        "open logs | lines",
+        &failed("nu::shell::io::is_a_directory", 6),
+    )
+    .unwrap();
+    assert!(
+        hint.contains("that was a folder") && hint.contains("`ls`"),
+        "{hint}"
+    );
+    // No whole pipeline of another task to copy.
+    assert!(!hint.contains(" | "), "{hint}");
+}
