@@ -73,13 +73,12 @@ const EXAMPLE: &str = "Example: user: how many lines of plan.md mention FIXME?
 
 /// The prompt's Nushell lines where the model is offered the `sh` tool
 /// first (the `shell-first` lever): files and text in bash, the dialect a
-/// Coder model knows; tables and data in Nushell. It shows no pipeline: a
-/// small model copied `open f.csv | get score | math avg` onto folders
-/// after every script whose output already answered.
+/// Coder model knows; tables and data in Nushell. Its examples name no
+/// value to filter by, so none is copied into a task.
 const SHELL_FIRST: &str = "Files, folders and text are bash's: the `sh` tool runs a bash command line and gives its output.
 - Name only paths the user gave or a step showed; look first (`ls`, `find`).
-- Tables and data files (csv, json, toml, yaml) are Nushell's: the `nu` tool runs a Nushell pipeline on them.
-- A step's output is shown to you: when it shows what was asked, call `answer` with it; never run it again in another form.
+- Tables and data files (csv, json, toml, yaml) are Nushell's: the `nu` tool runs a pipeline: `open f.csv | get score | math avg`, `open f.json | get deploy.retries`, `sys mem`, `ps`.
+- A step's output is shown to you: read what was asked there; do not process it again. `$out.N` is step N's value, for `nu` only.
 - Answer with the names and figures as the output shows them.
 - An error says what to fix: fix it, never run the same thing again. Unsure? Call `help`.";
 
