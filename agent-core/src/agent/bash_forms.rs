@@ -200,10 +200,13 @@ fn translate(
         // find(1)'s predicates are no flags of Nushell's `find` (a filter
         // of its input): the element is the program's, its paths a list.
         "find" if args.iter().any(|a| FIND_PREDICATES.contains(&a.as_str())) => {
+            // Quoted where the split lost track (it never does): never a
+            // slice out of range.
+            let quoted = |i: usize| command.quoted.get(i + 1).copied().unwrap_or(true);
             let words: Vec<String> = args
                 .iter()
-                .zip(&command.quoted[1..])
-                .map(|(arg, quoted)| nu_word(arg, *quoted))
+                .enumerate()
+                .map(|(i, arg)| nu_word(arg, quoted(i)))
                 .collect();
             format!("^find {} | lines", words.join(" "))
         }
