@@ -2790,3 +2790,56 @@ fn a_bash_script_runs_under_the_policy_with_the_same_verdicts() {
     assert!(!requests[0].messages[0].content.contains("`sh` tool"));
     assert!(ep.statuses().is_empty());
 }
+
+/// With `sh-only` (on trial, with `posix`) the model is offered `sh` and
+/// `answer` alone, told of no other tool; with `answer-output` an answer
+/// right after a script returns the script's text as its value, as an
+/// answer after a table returns the table.
+#[test]
+fn with_sh_only_scripts_are_the_one_tool_and_an_answer_returns_their_text() {
+    let run = |with: Vec<Lever>| {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.txt", "b.txt"] {
+            std::fs::write(dir.path().join(name), "x\n").unwrap();
+        }
+        let options = AgentOptions::default().without(Levers::switched([], with));
+        let mut ep = episode_in(
+            dir,
+            vec![sh("ls *.txt"), answer("The text files are listed.")],
+            Policy::default(),
+            options,
+            Vec::new(),
+        );
+        let ending = ep
+            .agent
+            .run("which text files are here?", &CancelToken::new());
+        (ep, ending)
+    };
+    let (ep, ending) = run(vec![Lever::Posix, Lever::ShOnly, Lever::AnswerOutput]);
+    let requests = ep.requests.lock().unwrap().clone();
+    let tools: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["sh", "answer"]);
+    let prompt = &requests[0].messages[0].content;
+    assert!(
+        prompt.contains("Work in bash") && !prompt.contains("`nu`"),
+        "{prompt}"
+    );
+    let Ending::Answered {
+        text,
+        data: Some(Value::String { val, .. }),
+    } = ending
+    else {
+        panic!("{ending:?}")
+    };
+    assert_eq!(text, "The text files are listed.");
+    assert!(val.contains("a.txt") && val.contains("b.txt"), "{val}");
+    // Without `answer-output`, the text alone; without `sh-only`, `nu`
+    // is offered beside `sh`.
+    let (ep, ending) = run(vec![Lever::Posix]);
+    assert!(
+        matches!(ending, Ending::Answered { data: None, .. }),
+        "{ending:?}"
+    );
+    let requests = ep.requests.lock().unwrap().clone();
+    assert!(requests[0].tools.iter().any(|t| t.name == "nu"));
+}

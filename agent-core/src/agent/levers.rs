@@ -60,11 +60,19 @@ pub enum Lever {
     /// first and Nushell for tables and data, its example episode a
     /// script (see `prompt::shell_first`).
     ShellFirst,
+    /// With the `sh` tool, it is the only tool that runs anything: the
+    /// model is offered `sh` and `answer`, not `nu` (Nushell written in a
+    /// script still runs as Nushell).
+    ShOnly,
+    /// An answer right after a step that gave something returns that
+    /// result with it (text or table), as `ask`'s value, so the user sees
+    /// what ran and can pipe it.
+    AnswerOutput,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 14] = [
+    pub const ALL: [Lever; 16] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -79,6 +87,8 @@ impl Lever {
         Lever::EngineDocs,
         Lever::Posix,
         Lever::ShellFirst,
+        Lever::ShOnly,
+        Lever::AnswerOutput,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -98,16 +108,20 @@ impl Lever {
             Lever::EngineDocs => "engine-docs",
             Lever::Posix => "posix",
             Lever::ShellFirst => "shell-first",
+            Lever::ShOnly => "sh-only",
+            Lever::AnswerOutput => "answer-output",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 4] = [
+    pub const ON_TRIAL: [Lever; 6] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
         Lever::ShellFirst,
+        Lever::ShOnly,
+        Lever::AnswerOutput,
     ];
 
     /// The lever named `name`.
@@ -219,7 +233,9 @@ mod tests {
                 Lever::WhatIsHere,
                 Lever::EngineDocs,
                 Lever::Posix,
-                Lever::ShellFirst
+                Lever::ShellFirst,
+                Lever::ShOnly,
+                Lever::AnswerOutput
             ]
         );
         assert!(!levers.on(Lever::Feed));

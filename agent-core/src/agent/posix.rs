@@ -88,23 +88,38 @@ pub fn tool_def() -> ToolDef {
 /// What the system prompt says of the `sh` tool.
 pub const PROMPT_LINE: &str = "- Files and text: the `sh` tool runs a bash command line (`find`, `grep`, `wc`, `du`, `sort`, `xargs`); it gives text.";
 
-/// What a task's role says the work is done with, without and with the
-/// `sh` tool.
+/// What a task's role says the work is done with: without the `sh` tool,
+/// beside it, and with it alone.
 const ROLE_NU: &str = "by running Nushell pipelines with the `nu` tool, one step at a time";
 const ROLE_SH: &str = "one step at a time: bash command lines with the `sh` tool for files and text, Nushell pipelines with the `nu` tool for tables and data";
+const ROLE_SH_ONLY: &str = "by running bash command lines with the `sh` tool, one step at a time";
 
-/// `prompt` (a system prompt) telling of the `sh` tool: in the role, and
-/// after its Nushell lines; or, `shell_first`, in lines that teach bash
-/// for files and text before Nushell for data (see
-/// [`super::prompt::shell_first`]).
-pub fn with_sh_tool(prompt: &str, shell_first: bool) -> String {
-    let prompt = prompt.replacen(ROLE_NU, ROLE_SH, 1);
-    if shell_first {
-        return super::prompt::shell_first(&prompt);
-    }
-    match prompt.find("\n- An error says what to fix") {
-        Some(at) => format!("{}\n{PROMPT_LINE}{}", &prompt[..at], &prompt[at..]),
-        None => format!("{prompt}\n\n{PROMPT_LINE}"),
+/// How the system prompt tells of the `sh` tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShPrompt {
+    /// A line after the Nushell lines: `sh` for files and text.
+    Beside,
+    /// Bash for files and text taught first, Nushell for data (the
+    /// `shell-first` lever; see [`super::prompt::shell_first`]).
+    First,
+    /// `sh` is the only tool that runs anything (the `sh-only` lever; see
+    /// [`super::prompt::shell_only`]).
+    Only,
+}
+
+/// `prompt` (a system prompt) telling of the `sh` tool in the `form`
+/// asked for.
+pub fn with_sh_tool(prompt: &str, form: ShPrompt) -> String {
+    match form {
+        ShPrompt::Only => super::prompt::shell_only(&prompt.replacen(ROLE_NU, ROLE_SH_ONLY, 1)),
+        ShPrompt::First => super::prompt::shell_first(&prompt.replacen(ROLE_NU, ROLE_SH, 1)),
+        ShPrompt::Beside => {
+            let prompt = prompt.replacen(ROLE_NU, ROLE_SH, 1);
+            match prompt.find("\n- An error says what to fix") {
+                Some(at) => format!("{}\n{PROMPT_LINE}{}", &prompt[..at], &prompt[at..]),
+                None => format!("{prompt}\n\n{PROMPT_LINE}"),
+            }
+        }
     }
 }
 
@@ -406,7 +421,7 @@ mod tests {
     fn the_prompt_tells_of_the_sh_tool() {
         let task = crate::agent::system_prompt(crate::agent::PromptKind::Task, "cwd: /x");
         assert!(task.contains(ROLE_NU));
-        let with = with_sh_tool(&task, false);
+        let with = with_sh_tool(&task, ShPrompt::Beside);
         assert!(with.contains(ROLE_SH) && !with.contains(ROLE_NU), "{with}");
         assert!(
             with.contains(&format!("{PROMPT_LINE}\n- An error says")),
@@ -415,7 +430,7 @@ mod tests {
         assert!(with.ends_with("cwd: /x"));
         // Shell first: bash for files and text, the example a script, no
         // Nushell line for text files left to copy.
-        let first = with_sh_tool(&task, true);
+        let first = with_sh_tool(&task, ShPrompt::First);
         assert!(first.contains(ROLE_SH), "{first}");
         assert!(
             first.contains("Files, folders and text are bash's"),
@@ -434,6 +449,15 @@ mod tests {
             first.len(),
             with.len()
         );
+        // Sh only: no tool but `sh` is named, nor any Nushell to copy.
+        let only = with_sh_tool(&task, ShPrompt::Only);
+        assert!(only.contains(ROLE_SH_ONLY), "{only}");
+        assert!(
+            !only.contains("`nu`") && !only.contains("open f.csv"),
+            "{only}"
+        );
+        assert!(only.contains("-> sh {\"script\""), "{only}");
+        assert!(only.ends_with("cwd: /x"));
     }
 
     #[test]

@@ -88,6 +88,25 @@ const EXAMPLE_SH: &str = "Example: user: how many lines of plan.md mention FIXME
 <- 3
 -> answer {\"text\": \"3 lines of plan.md mention FIXME.\"}";
 
+/// The prompt's Nushell lines where `sh` is the only tool that runs
+/// anything (the `sh-only` lever): the lines of [`SHELL_FIRST`] that are
+/// not Nushell's.
+const SHELL_ONLY: &str =
+    "Work in bash: the `sh` tool runs a bash command line and gives its output.
+- Name only paths the user gave or a step showed; look first (`ls`, `find`).
+- A step's output is shown to you: read what was asked there; do not process it again.
+- Answer with the names and figures as the output shows them.
+- An error says what to fix: fix it, never run the same thing again.";
+
+/// `prompt` (a task's [`system_prompt`]) where `sh` is the only tool
+/// that runs anything: its Nushell lines and example episode in their
+/// `sh-only` form.
+pub fn shell_only(prompt: &str) -> String {
+    prompt
+        .replacen(NUSHELL, SHELL_ONLY, 1)
+        .replacen(EXAMPLE, EXAMPLE_SH, 1)
+}
+
 /// `prompt` (a task's [`system_prompt`]) teaching bash first: its
 /// Nushell lines and example episode in their `shell-first` form.
 pub fn shell_first(prompt: &str) -> String {

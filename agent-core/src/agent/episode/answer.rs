@@ -125,15 +125,18 @@ impl Agent {
     }
 
     /// The answer `text`; right after a step that gave a table (`$out.N`
-    /// of `last_result`) it returns that table too, so it can be piped.
+    /// of `last_result`) it returns that table too, so it can be piped;
+    /// with the `answer-output` lever, any result that holds something
+    /// (a script's text too).
     pub(super) fn answer_with_last_table(
         &mut self,
         text: String,
         last_result: Option<usize>,
     ) -> Ending {
+        let any_output = self.options.on(Lever::AnswerOutput);
         let table = last_result
             .and_then(|n| self.shell.out(n).map(|v| (n, v)))
-            .filter(|(_, value)| is_table(value));
+            .filter(|(_, value)| is_table(value) || (any_output && holds_something(value)));
         self.answered_out = table.as_ref().map(|(n, _)| *n);
         let text = match &table {
             Some((_, value)) => with_row_names(text, value),
@@ -225,6 +228,19 @@ pub(super) fn with_what_it_holds(text: String, value: &Value) -> String {
     }
 }
 
+/// Whether `value` holds something to show: text that is not blank, a
+/// list or record that is not empty, any other value but nothing.
+pub(super) fn holds_something(value: &Value) -> bool {
+    match value {
+        Value::Nothing { .. } => false,
+        Value::String { val, .. } => !val.trim().is_empty(),
+        Value::List { vals, .. } => !vals.is_empty(),
+        Value::Record { val, .. } => !val.is_empty(),
+        _ => true,
+    }
+}
+
+/// Whether `value` is a table: a list of records, not empty.
 pub(super) fn is_table(value: &Value) -> bool {
     match value {
         Value::List { vals, .. } => {

@@ -185,7 +185,14 @@ impl Agent {
         }
         // The `sh` tool, where offered, is told of with the Nushell.
         let system_prompt = if options.offers_sh() {
-            posix::with_sh_tool(&system_prompt, options.on(Lever::ShellFirst))
+            let form = if options.on(Lever::ShOnly) {
+                posix::ShPrompt::Only
+            } else if options.on(Lever::ShellFirst) {
+                posix::ShPrompt::First
+            } else {
+                posix::ShPrompt::Beside
+            };
+            posix::with_sh_tool(&system_prompt, form)
         } else {
             system_prompt
         };

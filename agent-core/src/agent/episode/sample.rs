@@ -84,13 +84,18 @@ impl Agent {
         if self.options.offers_sh() {
             // First: the tool the request's files and text are done with.
             tools.insert(0, posix::tool_def());
+            if self.options.on(Lever::ShOnly) {
+                tools.retain(|t| [posix::SH_TOOL, ANSWER_TOOL].contains(&t.name.as_str()));
+            }
         }
         let mut tool_choice = self.options.tool_choice;
+        let runs = [NU_TOOL, posix::SH_TOOL];
         let only: Option<&[&str]> = match offered {
             Offered::Both => None,
             Offered::Answer => Some(&[ANSWER_TOOL]),
-            Offered::Run => Some(&[NU_TOOL, posix::SH_TOOL][..])
-                .filter(|_| tools.iter().any(|t| t.name == NU_TOOL)),
+            Offered::Run => {
+                Some(&runs[..]).filter(|_| tools.iter().any(|t| runs.contains(&t.name.as_str())))
+            }
         };
         if let Some(only) = only {
             tools.retain(|t| only.contains(&t.name.as_str()));
