@@ -234,14 +234,27 @@ pub fn claimed_change(answer: &str) -> Option<String> {
         "i wrote",
         "bumped",
     ];
+    // Words (whole words: "not" is not in "notes") and marks that make
+    // a sentence something not done.
     const NOT_DONE: &[&str] = &[
-        "not", "n't", "no ", "nothing", "cannot", "unable", "blocked", "denied", "refused",
-        "would", "will", "could", "should", "can ", "need", "to be", "want", "if ", "?",
+        "not", "n't", "no", "nothing", "cannot", "unable", "blocked", "denied", "refused", "would",
+        "will", "could", "should", "can", "need", "to be", "want", "if", "?",
     ];
+    let not_done = |sentence: &str| {
+        NOT_DONE.iter().any(|word| {
+            if word.chars().all(|c| c.is_alphabetic() || c == ' ') {
+                sentence
+                    .match_indices(*word)
+                    .any(|(at, _)| whole_word(sentence, at, word.len()))
+            } else {
+                sentence.contains(word)
+            }
+        })
+    };
     answer
         .split(['.', '!', '\n', ';'])
         .map(str::to_lowercase)
-        .filter(|sentence| !NOT_DONE.iter().any(|n| sentence.contains(n)))
+        .filter(|sentence| !not_done(sentence))
         .find_map(|sentence| {
             DONE.iter()
                 .find(|verb| {
@@ -417,6 +430,11 @@ mod tests {
             claimed_change("Done. All .jpeg files were renamed to .jpg").as_deref(),
             Some("renamed")
         );
+        // "not" is a word, not a part of one.
+        assert_eq!(
+            claimed_change("I removed the notes and another draft.").as_deref(),
+            Some("removed")
+        );
         for not_a_claim in [
             "I did not delete anything: the policy blocked `rm -rf ~/.ssh`.",
             "The files could not be removed because the step was denied.",
@@ -426,6 +444,8 @@ mod tests {
             "The file was last modified yesterday.",
             "report.pdf was created on 2024-01-02 and updated since.",
             "It lists the undeleted entries.",
+            "No files were removed.",
+            "The files weren't moved?",
         ] {
             assert_eq!(claimed_change(not_a_claim), None, "{not_a_claim}");
         }
