@@ -2843,3 +2843,55 @@ fn with_sh_only_scripts_are_the_one_tool_and_an_answer_returns_their_text() {
     let requests = ep.requests.lock().unwrap().clone();
     assert!(requests[0].tools.iter().any(|t| t.name == "nu"));
 }
+
+/// With `effects` (on trial) a change that ran without an error but
+/// changed no file here is told so, not as done, and an answer saying it
+/// was done is sent back; a change that did change a file is done.
+#[test]
+fn with_effects_a_change_that_changed_nothing_is_told_and_not_claimed() {
+    let run = |turns: Vec<String>, with: Vec<Lever>| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "x\n").unwrap();
+        let yes = NonInteractive {
+            yes: true,
+            ..NonInteractive::default()
+        };
+        let mut ep = episode_asking(
+            dir,
+            turns,
+            Policy::default(),
+            AgentOptions::default().without(Levers::switched([], with)),
+            Vec::new(),
+            yes,
+        );
+        ep.agent.run("remove the notes", &CancelToken::new());
+        ep
+    };
+    let turns = || {
+        vec![
+            nu("rm -f notes.md"),
+            answer("I removed the notes."),
+            nu("rm notes.txt"),
+            answer("I removed notes.txt."),
+        ]
+    };
+    let ep = run(turns(), vec![Lever::Effects]);
+    let results = ep.tool_results();
+    assert!(results[0].contains("changed no file"), "{}", results[0]);
+    assert!(!results[0].contains("call `answer` now"), "{}", results[0]);
+    assert!(results.len() > 1, "{:#?}", ep.events());
+    assert!(
+        results[1].contains("no step that changes anything"),
+        "{}",
+        results[1]
+    );
+    assert!(results[2].contains("Done: it ran"), "{}", results[2]);
+    assert!(!ep.dir.path().join("notes.txt").exists());
+    // Off, the first change is taken as done and its answer ends the
+    // request.
+    let ep = run(turns(), vec![]);
+    let results = ep.tool_results();
+    assert!(results[0].contains("Done: it ran"), "{}", results[0]);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(ep.dir.path().join("notes.txt").exists());
+}

@@ -68,11 +68,15 @@ pub enum Lever {
     /// result with it (text or table), as `ask`'s value, so the user sees
     /// what ran and can pipe it.
     AnswerOutput,
+    /// A step that may change files has the files under the working
+    /// directory taken before and after it: one that ran but changed
+    /// nothing is told so, not as done (see `effects`).
+    Effects,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 16] = [
+    pub const ALL: [Lever; 17] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -89,6 +93,7 @@ impl Lever {
         Lever::ShellFirst,
         Lever::ShOnly,
         Lever::AnswerOutput,
+        Lever::Effects,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -110,18 +115,20 @@ impl Lever {
             Lever::ShellFirst => "shell-first",
             Lever::ShOnly => "sh-only",
             Lever::AnswerOutput => "answer-output",
+            Lever::Effects => "effects",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 6] = [
+    pub const ON_TRIAL: [Lever; 7] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
         Lever::ShellFirst,
         Lever::ShOnly,
         Lever::AnswerOutput,
+        Lever::Effects,
     ];
 
     /// The lever named `name`.
@@ -235,7 +242,8 @@ mod tests {
                 Lever::Posix,
                 Lever::ShellFirst,
                 Lever::ShOnly,
-                Lever::AnswerOutput
+                Lever::AnswerOutput,
+                Lever::Effects
             ]
         );
         assert!(!levers.on(Lever::Feed));

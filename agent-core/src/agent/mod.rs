@@ -17,6 +17,7 @@ mod copied_values;
 mod data_shape;
 mod degenerate;
 mod echo;
+mod effects;
 mod emptied;
 mod engine_docs;
 mod episode;

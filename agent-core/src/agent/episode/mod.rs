@@ -17,7 +17,7 @@ use super::{
     bare_input::{self, Feed},
     bash_forms,
     compact::{self, estimate},
-    copied_values, engine_docs,
+    copied_values, effects, engine_docs,
     event::{AgentEvent, AgentState, Ending, EventSink, StepStatus},
     failure::{Failure, FailureKind},
     grounding, habits, home_directory,

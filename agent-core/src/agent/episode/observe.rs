@@ -7,15 +7,16 @@
 use super::*;
 
 /// What the model reads of `ran`, the step `pipeline` of `step` whose
-/// verdict was `decision`, with the notes on it; its status; and the
-/// engine's error.
+/// verdict was `decision` and which changed `changed_files` paths under
+/// the working directory (where they were taken: the `effects` lever),
+/// with the notes on it; its status; and the engine's error.
 pub(super) fn observed(
     agent: &mut Agent,
     step: usize,
     pipeline: &str,
     ran: Ran,
     status: StepStatus,
-    decision: &Decision,
+    (decision, changed_files): (&Decision, Option<usize>),
     cancel: &CancelToken,
 ) -> (String, StepStatus, Option<Diagnostic>) {
     let observed = observation(
@@ -36,6 +37,7 @@ pub(super) fn observed(
         value: &ran.outcome.value,
         index: ran.outcome.index,
         changes: may_change(decision),
+        changed_files,
         cwd: &ran.outcome.cwd,
         wants_subfolders: agent.facts.subfolders,
         task: agent.options.kind == PromptKind::Task,

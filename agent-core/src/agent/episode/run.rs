@@ -96,6 +96,13 @@ fn once(
         after => after,
     };
     let promotable = promote_after.filter(|_| agent.may_promote());
+    // The files here before a change, to tell after it what it changed.
+    let cwd_before = agent.shell.cwd();
+    let files_before = (agent.options.on(Lever::Effects)
+        && may_change(&decision)
+        && matches!(decision.verdict, Verdict::Allow | Verdict::Confirm))
+    .then(|| effects::Files::under(&cwd_before))
+    .flatten();
     let ran = match promotable {
         None => agent.shell.run(pipeline, &limits, cancel),
         Some(after) => match agent.shell.run_or_promote(pipeline, &limits, cancel, after) {
@@ -118,7 +125,11 @@ fn once(
         agent.notice(notice.clone());
     }
     let status = step_status(&ran);
-    agent.may_have_changed |= status == StepStatus::Ok && may_change(&decision);
+    let changed_files = files_before
+        .filter(|_| ran.outcome.cwd == cwd_before)
+        .and_then(|before| Some(before.changed(&effects::Files::under(&cwd_before)?)));
+    agent.may_have_changed |=
+        status == StepStatus::Ok && may_change(&decision) && changed_files != Some(0);
     let ran_at_all = !matches!(status, StepStatus::Blocked | StepStatus::Denied);
     agent.change_steps += usize::from(ran_at_all && may_change(&decision));
     let out = ran.approved_by.as_ref().map(|_| ran.outcome.index);
@@ -130,7 +141,15 @@ fn once(
         approved_by: ran.approved_by.clone(),
         duration: started.elapsed(),
     });
-    observe::observed(agent, step, pipeline, ran, status, &decision, cancel)
+    observe::observed(
+        agent,
+        step,
+        pipeline,
+        ran,
+        status,
+        (&decision, changed_files),
+        cancel,
+    )
 }
 
 /// How a run ended, from what the shell reports.

@@ -403,7 +403,7 @@ pub static ANSWER_CHECKS: &[AnswerCheck] = &[
             let verb = grounding::claimed_change(said.text)?;
             Some(AnswerVerdict::ask(
                 format!(
-                    "Not answered yet: your answer says `{verb}`, but no step that changes anything ran in this request (those that tried were blocked, denied or failed; a file is written with `save -f file`). Do it now, or answer with what you did and did not do, and why."
+                    "Not answered yet: your answer says `{verb}`, but no step that changes anything ran in this request (those that tried were blocked, denied or failed, or changed no file; a file is written with `save -f file`). Do it now, or answer with what you did and did not do, and why."
                 ),
                 format!("the answer says `{verb}` though no step changed anything; asked to check"),
             ))

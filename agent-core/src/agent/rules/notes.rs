@@ -30,6 +30,9 @@ pub struct Outcome<'a> {
     pub index: usize,
     /// It may change something (a change gives nothing back by design).
     pub changes: bool,
+    /// How many paths under the working directory it made, removed or
+    /// altered, where they were taken (the `effects` lever).
+    pub changed_files: Option<usize>,
     /// The working directory it ran in.
     pub cwd: &'a Path,
     /// The request asks for subfolders too.
@@ -421,8 +424,30 @@ pub static NOTES: &[Note] = &[
         group: Group::Each,
         place: Place::After,
         say: |outcome, _| {
-            (outcome.ok() && outcome.changes && is_empty(outcome.value))
-                .then(|| "Done: it ran without an error (a change gives nothing back).".into())
+            (outcome.ok()
+                && outcome.changes
+                && outcome.changed_files != Some(0)
+                && is_empty(outcome.value))
+            .then(|| "Done: it ran without an error (a change gives nothing back).".into())
+        },
+    },
+    Note {
+        rule: Rule::of(
+            Kind::Note,
+            Lever::Effects,
+            "changed-nothing",
+            "a small model takes a change that ran without an error for a change made, though the names it gave matched nothing here",
+            &[
+                becomes("rm -f nothing-here.txt", "changed no file"),
+                leaves("mkdir made"),
+            ],
+        ),
+        group: Group::Each,
+        place: Place::After,
+        say: |outcome, _| {
+            (outcome.ok() && outcome.changes && outcome.changed_files == Some(0)).then(|| {
+                "It ran without an error but changed no file here: what it names matches nothing. Look at what is there first (`ls`, `find`), then name the real files.".into()
+            })
         },
     },
     Note {
@@ -437,8 +462,11 @@ pub static NOTES: &[Note] = &[
         group: Group::Each,
         place: Place::After,
         say: |outcome, _| {
-            (outcome.ok() && outcome.task && (outcome.changes || !outcome.found_nothing()))
-                .then(|| "(If this is all the request needs, call `answer` now.)".into())
+            (outcome.ok()
+                && outcome.task
+                && outcome.changed_files != Some(0)
+                && (outcome.changes || !outcome.found_nothing()))
+            .then(|| "(If this is all the request needs, call `answer` now.)".into())
         },
     },
 ];
@@ -561,6 +589,13 @@ mod tests {
             // An earlier result that names a file that is not here.
             session.run("[[name]; [notes]]", &Limits::default());
             for example in note.rule.examples {
+                let changes = ["mkdir", "rm"]
+                    .iter()
+                    .any(|change| example.given.starts_with(change));
+                // Files taken around a change, as the `effects` lever does.
+                let before = changes
+                    .then(|| crate::agent::effects::Files::under(dir.path()))
+                    .flatten();
                 let ran = session.run(example.given, &Limits::default());
                 let status = match &ran.error {
                     None => StepStatus::Ok,
@@ -579,7 +614,10 @@ mod tests {
                     error: ran.error.as_ref(),
                     value: &ran.value,
                     index: ran.index,
-                    changes: example.given.starts_with("mkdir"),
+                    changes,
+                    changed_files: before.map(|before| {
+                        before.changed(&crate::agent::effects::Files::under(dir.path()).unwrap())
+                    }),
                     cwd: dir.path(),
                     wants_subfolders: true,
                     task: true,
