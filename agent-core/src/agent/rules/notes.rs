@@ -51,6 +51,17 @@ impl Outcome<'_> {
         self.status == StepStatus::Ok
     }
 
+    /// A change that ran without an error, gave nothing back and changed
+    /// no file here (where files were taken: the `effects` lever). One
+    /// that gave something (`find … -exec wc -l {} +`) was a read.
+    fn changed_nothing(&self) -> bool {
+        self.ok()
+            && self.changes
+            && self.changed_files == Some(0)
+            && (is_empty(self.value)
+                || matches!(self.value, Value::String { val, .. } if val.trim().is_empty()))
+    }
+
     fn failed(&self) -> Option<&Diagnostic> {
         self.error.filter(|_| self.status == StepStatus::Failed)
     }
@@ -426,7 +437,7 @@ pub static NOTES: &[Note] = &[
         say: |outcome, _| {
             (outcome.ok()
                 && outcome.changes
-                && outcome.changed_files != Some(0)
+                && !outcome.changed_nothing()
                 && is_empty(outcome.value))
             .then(|| "Done: it ran without an error (a change gives nothing back).".into())
         },
@@ -440,12 +451,13 @@ pub static NOTES: &[Note] = &[
             &[
                 becomes("rm -f nothing-here.txt", "changed no file"),
                 leaves("mkdir made"),
+                leaves("rm -f nothing-here.txt; 'a read too'"),
             ],
         ),
         group: Group::Each,
         place: Place::After,
         say: |outcome, _| {
-            (outcome.ok() && outcome.changes && outcome.changed_files == Some(0)).then(|| {
+            outcome.changed_nothing().then(|| {
                 "It ran without an error but changed no file here: what it names matches nothing. Look at what is there first (`ls`, `find`), then name the real files.".into()
             })
         },
@@ -464,7 +476,7 @@ pub static NOTES: &[Note] = &[
         say: |outcome, _| {
             (outcome.ok()
                 && outcome.task
-                && outcome.changed_files != Some(0)
+                && !outcome.changed_nothing()
                 && (outcome.changes || !outcome.found_nothing()))
             .then(|| "(If this is all the request needs, call `answer` now.)".into())
         },
