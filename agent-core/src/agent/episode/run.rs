@@ -96,12 +96,15 @@ fn once(
         after => after,
     };
     let promotable = promote_after.filter(|_| agent.may_promote());
-    // The files here before a change, to tell after it what it changed.
-    let cwd_before = agent.shell.cwd();
+    // The folder and its files before a change (the `effects` lever), to
+    // tell after it what it changed; nothing is taken otherwise.
     let files_before = (agent.options.on(Lever::Effects)
         && may_change(&decision)
         && matches!(decision.verdict, Verdict::Allow | Verdict::Confirm))
-    .then(|| effects::Files::under(&cwd_before))
+    .then(|| {
+        let cwd = agent.shell.cwd();
+        effects::Files::under(&cwd).map(|files| (cwd, files))
+    })
     .flatten();
     let ran = match promotable {
         None => agent.shell.run(pipeline, &limits, cancel),
@@ -126,8 +129,8 @@ fn once(
     }
     let status = step_status(&ran);
     let changed_files = files_before
-        .filter(|_| ran.outcome.cwd == cwd_before)
-        .and_then(|before| Some(before.changed(&effects::Files::under(&cwd_before)?)));
+        .filter(|(cwd, _)| ran.outcome.cwd == *cwd)
+        .and_then(|(cwd, before)| Some(before.changed(&effects::Files::under(&cwd)?)));
     agent.may_have_changed |=
         status == StepStatus::Ok && may_change(&decision) && changed_files != Some(0);
     let ran_at_all = !matches!(status, StepStatus::Blocked | StepStatus::Denied);
