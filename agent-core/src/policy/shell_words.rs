@@ -164,6 +164,13 @@ pub fn split(script: &str) -> Split {
                 }
                 pending.redirect = true;
             }
+            '{' if chars.peek() == Some(&'}') => {
+                // `{}` expands to nothing else: a literal word part
+                // (`find -exec cmd {} +`), as bash reads it.
+                chars.next();
+                pending.started = true;
+                pending.text.push_str("{}");
+            }
             '<' | '(' | ')' | '{' | '}' => {
                 pending.finish(&mut current);
                 out.opaque = true;
@@ -321,6 +328,16 @@ mod tests {
         assert!(split("echo `id`").opaque);
         assert!(split("rm \"$HOME\"").opaque);
         assert!(!split("echo '$HOME'").opaque);
+    }
+
+    #[test]
+    fn an_empty_brace_pair_is_a_word_and_a_brace_expansion_is_opaque() {
+        let s = split("find . -name '*.log' -exec grep -c ERROR {} +");
+        assert!(!s.opaque);
+        assert_eq!(s.commands[0].words[8], "{}");
+        assert!(!split("find . -exec mv {} {}.bak ';'").opaque);
+        assert!(split("cp f{1,2}.txt out").opaque);
+        assert!(split("{ rm x; }").opaque);
     }
 
     #[test]

@@ -218,8 +218,10 @@ fn is_newer_xy(primary: &str) -> bool {
 }
 
 /// GNU find: options (`-H -L -P -D -O`), start points (read), then an
-/// expression of read-only primaries. `-exec`/`-execdir`/`-ok`/`-okdir`
-/// run a command (judged too, `{}` standing for the start points),
+/// expression of read-only primaries. `-exec`/`-execdir` run a command,
+/// judged on its own with `{}` standing for what is found under the start
+/// points (so `-exec grep -c x {} +` reads); `-ok`/`-okdir` ask on a
+/// terminal,
 /// `-delete` deletes, `-fprint`/`-fprint0`/`-fprintf`/`-fls` write a file.
 fn find(call: &mut Call<'_>) {
     let args = call.args;
@@ -274,7 +276,6 @@ fn find(call: &mut Call<'_>) {
             i += count;
             continue;
         }
-        read_only = false;
         match primary {
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 let batch_allowed = matches!(primary, "-exec" | "-execdir");
@@ -293,10 +294,16 @@ fn find(call: &mut Call<'_>) {
                     i += 1;
                 }
                 let end = end.unwrap_or(args.len());
-                call.not_read_only(
-                    Category::Exec,
-                    format!("`{primary}` runs a command on what it finds"),
-                );
+                // `-exec` is judged as `xargs` is: find itself only reads,
+                // and the command it runs is judged on its own. `-ok` asks
+                // on the terminal, which a step does not have.
+                if !batch_allowed {
+                    read_only = false;
+                    call.not_read_only(
+                        Category::Exec,
+                        format!("`{primary}` asks on the terminal before each command"),
+                    );
+                }
                 let inner: Vec<Arg> = args[begin..end]
                     .iter()
                     .flat_map(|a| substitute_found(a, &starts))
@@ -307,6 +314,7 @@ fn find(call: &mut Call<'_>) {
                 i = end + 1;
             }
             "-delete" => {
+                read_only = false;
                 call.not_read_only(Category::Delete, "`-delete` deletes what it finds");
                 // Narrowed by tests (`-name '*.o' -delete`): what it finds
                 // under the start points; otherwise the start points whole.
@@ -322,6 +330,7 @@ fn find(call: &mut Call<'_>) {
                 call.step.recursive |= !narrowed;
             }
             "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
+                read_only = false;
                 let Some(out) = args.get(i) else {
                     call.not_read_only(Category::Write, format!("`{primary}` writes a file"));
                     return;
@@ -334,6 +343,7 @@ fn find(call: &mut Call<'_>) {
                 i += if primary == "-fprintf" { 2 } else { 1 };
             }
             _ => {
+                read_only = false;
                 call.not_read_only(
                     Category::Exec,
                     format!("`{primary}` is not one of its read-only forms"),
@@ -1094,7 +1104,6 @@ mod tests {
         "find . -delete",
         "find . -name '*.o' -delete",
         "find . -exec rm {} ';'",
-        "find . -name '*.rs' -exec cat {} +",
         "find . -execdir sh -c 'touch x' ';'",
         "find . -ok rm {} ';'",
         "find . -okdir rm {} ';'",
@@ -1188,12 +1197,36 @@ mod tests {
                 .any(|t| t.access == Access::Write && t.value == "out.txt")
         );
         let plan = judge("find . -exec rm -rf {} ';'");
-        assert_eq!(plan.steps[0].category, Category::Exec);
-        // The inner `rm` is judged too, on the start point.
+        // find reads; the inner `rm` is judged too, on what is found.
+        assert_eq!(plan.steps[0].category, Category::Read);
         assert!(plan.steps.len() > 1, "{:?}", plan.steps);
         assert_eq!(plan.steps[1].category, Category::Delete);
+        // A read-only command run on what is found keeps the whole read-only.
+        for read in [
+            "find . -name '*.rs' -exec cat {} +",
+            "find logs -name '*.log' -exec grep -c ERROR {} +",
+            "find . -type f -size +10k -exec ls -lh {} ';'",
+        ] {
+            assert!(is_read_only(&judge(read)), "{read}");
+        }
+        let plan = judge("find ~/.ssh -exec cat {} +");
+        assert!(
+            plan.steps[1]
+                .targets
+                .iter()
+                .any(|t| t.access == Access::Read && t.value == "~/.ssh/*"),
+            "{:?}",
+            plan.steps
+        );
         let plan = judge("find / -exec rm -rf / ';'");
-        assert!(floor(&plan) >= Some(Verdict::Confirm));
+        assert!(
+            plan.steps[1]
+                .targets
+                .iter()
+                .any(|t| t.access == Access::Delete && t.value == "/"),
+            "{:?}",
+            plan.steps
+        );
     }
 
     #[test]
