@@ -68,6 +68,9 @@ pub enum Lever {
     /// result with it (text or table), as `ask`'s value, so the user sees
     /// what ran and can pipe it.
     AnswerOutput,
+    /// With `sh` alone, the prompt says that data files and system tables
+    /// open in Nushell, which a script may be (see `prompt::SH_DATA`).
+    ShData,
     /// A step that may change files has the files under the working
     /// directory taken before and after it: one that ran but changed
     /// nothing is told so, not as done (see `effects`).
@@ -76,7 +79,7 @@ pub enum Lever {
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 17] = [
+    pub const ALL: [Lever; 18] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -93,6 +96,7 @@ impl Lever {
         Lever::ShellFirst,
         Lever::ShOnly,
         Lever::AnswerOutput,
+        Lever::ShData,
         Lever::Effects,
     ];
 
@@ -115,19 +119,21 @@ impl Lever {
             Lever::ShellFirst => "shell-first",
             Lever::ShOnly => "sh-only",
             Lever::AnswerOutput => "answer-output",
+            Lever::ShData => "sh-data",
             Lever::Effects => "effects",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 7] = [
+    pub const ON_TRIAL: [Lever; 8] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
         Lever::ShellFirst,
         Lever::ShOnly,
         Lever::AnswerOutput,
+        Lever::ShData,
         Lever::Effects,
     ];
 
@@ -243,6 +249,7 @@ mod tests {
                 Lever::ShellFirst,
                 Lever::ShOnly,
                 Lever::AnswerOutput,
+                Lever::ShData,
                 Lever::Effects
             ]
         );

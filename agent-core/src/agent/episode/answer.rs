@@ -142,6 +142,13 @@ impl Agent {
             Some((_, value)) => with_row_names(text, value),
             None => text,
         };
+        // Text that is one path here a line (`find`'s output) is returned
+        // as the list of those paths, ready to pipe.
+        let cwd = self.shell.cwd();
+        let table = table.map(|(n, value)| match any_output {
+            true => (n, paths_listed(&value, &cwd).unwrap_or(value)),
+            false => (n, value),
+        });
         Ending::Answered {
             text,
             data: table.map(|(_, value)| value),
@@ -240,6 +247,33 @@ pub(super) fn holds_something(value: &Value) -> bool {
     }
 }
 
+/// `value`, text whose every line names a file or folder under `cwd` (or
+/// an absolute one that exists), as the list of those paths without a
+/// leading `./`; `None` for any other value.
+pub(super) fn paths_listed(value: &Value, cwd: &std::path::Path) -> Option<Value> {
+    let Value::String { val, .. } = value else {
+        return None;
+    };
+    let lines: Vec<&str> = val
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let paths: Vec<&str> = lines
+        .iter()
+        .map(|line| line.strip_prefix("./").unwrap_or(line))
+        .filter(|path| !path.is_empty() && cwd.join(path).symlink_metadata().is_ok())
+        .collect();
+    if paths.is_empty() || paths.len() != lines.len() {
+        return None;
+    }
+    let span = value.span();
+    Some(Value::list(
+        paths.into_iter().map(|p| Value::string(p, span)).collect(),
+        span,
+    ))
+}
+
 /// Whether `value` is a table: a list of records, not empty.
 pub(super) fn is_table(value: &Value) -> bool {
     match value {
@@ -247,5 +281,32 @@ pub(super) fn is_table(value: &Value) -> bool {
             !vals.is_empty() && vals.iter().all(|v| matches!(v, Value::Record { .. }))
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_of_paths_here_is_a_list_and_other_text_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.rs"), "").unwrap();
+        std::fs::write(dir.path().join("notes.md"), "").unwrap();
+        let text = |t: &str| Value::test_string(t);
+        let listed = paths_listed(&text("./src/a.rs\n./notes.md\n"), dir.path());
+        assert_eq!(
+            listed,
+            Some(Value::test_list(vec![
+                Value::test_string("src/a.rs"),
+                Value::test_string("notes.md")
+            ]))
+        );
+        // A line that names nothing here, a count, a table: left as they are.
+        for other in ["./src/a.rs\n./gone.md", "3", "  \n"] {
+            assert_eq!(paths_listed(&text(other), dir.path()), None, "{other}");
+        }
+        assert_eq!(paths_listed(&Value::test_int(3), dir.path()), None);
     }
 }

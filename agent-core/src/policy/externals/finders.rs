@@ -343,7 +343,6 @@ fn find(call: &mut Call<'_>) {
                 i += if primary == "-fprintf" { 2 } else { 1 };
             }
             _ => {
-                read_only = false;
                 call.not_read_only(
                     Category::Exec,
                     format!("`{primary}` is not one of its read-only forms"),
