@@ -38,6 +38,7 @@ pub(super) fn observed(
         index: ran.outcome.index,
         changes: may_change(decision),
         changed_files,
+        stderr: ran.outcome.stderr.as_ref(),
         cwd: &ran.outcome.cwd,
         wants_subfolders: agent.facts.subfolders,
         task: agent.options.kind == PromptKind::Task,

@@ -33,6 +33,8 @@ pub struct Outcome<'a> {
     /// How many paths under the working directory it made, removed or
     /// altered, where they were taken (the `effects` lever).
     pub changed_files: Option<usize>,
+    /// What a program it ran wrote to stderr (text; `None` when nothing).
+    pub stderr: Option<&'a Value>,
     /// The working directory it ran in.
     pub cwd: &'a Path,
     /// The request asks for subfolders too.
@@ -60,6 +62,14 @@ impl Outcome<'_> {
             && self.changed_files == Some(0)
             && (is_empty(self.value)
                 || matches!(self.value, Value::String { val, .. } if val.trim().is_empty()))
+    }
+
+    /// A program it ran said on stderr that a path it was given is not
+    /// there (`No such file or directory`).
+    fn named_a_missing_path(&self) -> bool {
+        self.stderr
+            .and_then(|stderr| stderr.as_str().ok())
+            .is_some_and(|text| text.contains("No such file or directory"))
     }
 
     fn failed(&self) -> Option<&Diagnostic> {
@@ -464,11 +474,30 @@ pub static NOTES: &[Note] = &[
     },
     Note {
         rule: rule(
+            "path-not-here",
+            "a small model writes paths it never saw; a program saying one is not there is read past, and the answer given from the error or the empty rest",
+            &[
+                becomes("^ls nothing-here.txt", "not here"),
+                becomes("^bash -c 'cat nothing-here.txt | wc -l'", "not here"),
+                leaves("^ls"),
+            ],
+        ),
+        group: Group::Each,
+        place: Place::After,
+        say: |outcome, _| {
+            outcome.named_a_missing_path().then(|| {
+                "A path it names is not here (stderr: No such file or directory). Look at what is here first (`ls`, `find`), then name a path a step showed.".into()
+            })
+        },
+    },
+    Note {
+        rule: rule(
             "done-ask",
             "a small model that has what the request needs goes on looking and answers from a later result",
             &[
                 becomes("ls", "call `answer` now"),
                 leaves("ls | where name == 'nothing'"),
+                leaves("^bash -c 'cat nothing-here.txt | wc -l'"),
             ],
         ),
         group: Group::Each,
@@ -477,6 +506,7 @@ pub static NOTES: &[Note] = &[
             (outcome.ok()
                 && outcome.task
                 && !outcome.changed_nothing()
+                && !outcome.named_a_missing_path()
                 && (outcome.changes || !outcome.found_nothing()))
             .then(|| "(If this is all the request needs, call `answer` now.)".into())
         },
@@ -630,6 +660,7 @@ mod tests {
                     changed_files: before.map(|before| {
                         before.changed(&crate::agent::effects::Files::under(dir.path()).unwrap())
                     }),
+                    stderr: ran.stderr.as_ref(),
                     cwd: dir.path(),
                     wants_subfolders: true,
                     task: true,
