@@ -71,6 +71,10 @@ pub enum Lever {
     /// With `sh` alone, the prompt says that data files and system tables
     /// open in Nushell, which a script may be (see `prompt::SH_DATA`).
     ShData,
+    /// The call to answer after a step that gave something says the
+    /// request back, so the model weighs the result against all of it
+    /// (see `rules::notes`, `done-ask`).
+    Recall,
     /// A step that may change files has the files under the working
     /// directory taken before and after it: one that ran but changed
     /// nothing is told so, not as done (see `effects`).
@@ -79,7 +83,7 @@ pub enum Lever {
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 18] = [
+    pub const ALL: [Lever; 19] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -97,6 +101,7 @@ impl Lever {
         Lever::ShOnly,
         Lever::AnswerOutput,
         Lever::ShData,
+        Lever::Recall,
         Lever::Effects,
     ];
 
@@ -120,13 +125,14 @@ impl Lever {
             Lever::ShOnly => "sh-only",
             Lever::AnswerOutput => "answer-output",
             Lever::ShData => "sh-data",
+            Lever::Recall => "recall",
             Lever::Effects => "effects",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 8] = [
+    pub const ON_TRIAL: [Lever; 9] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
@@ -134,6 +140,7 @@ impl Lever {
         Lever::ShOnly,
         Lever::AnswerOutput,
         Lever::ShData,
+        Lever::Recall,
         Lever::Effects,
     ];
 
@@ -250,6 +257,7 @@ mod tests {
                 Lever::ShOnly,
                 Lever::AnswerOutput,
                 Lever::ShData,
+                Lever::Recall,
                 Lever::Effects
             ]
         );

@@ -30,6 +30,10 @@ pub(super) fn observed(
     {
         agent.last_error = Some(diagnostic.message.clone());
     }
+    let recalled = agent
+        .options
+        .on(Lever::Recall)
+        .then(|| agent.request.clone());
     let outcome = rules::Outcome {
         pipeline,
         status,
@@ -42,6 +46,7 @@ pub(super) fn observed(
         cwd: &ran.outcome.cwd,
         wants_subfolders: agent.facts.subfolders,
         task: agent.options.kind == PromptKind::Task,
+        recalled: recalled.as_deref(),
     };
     let levers = agent.options.levers.clone();
     let mut reads = StepReads { agent, cancel };

@@ -41,6 +41,9 @@ pub struct Outcome<'a> {
     pub wants_subfolders: bool,
     /// A task's step (not `explain`'s or `suggest`'s).
     pub task: bool,
+    /// The request, to say back with the call to answer (the `recall`
+    /// lever); `None` where it is not said back.
+    pub recalled: Option<&'a str>,
 }
 
 impl Outcome<'_> {
@@ -508,10 +511,29 @@ pub static NOTES: &[Note] = &[
                 && !outcome.changed_nothing()
                 && !outcome.named_a_missing_path()
                 && (outcome.changes || !outcome.found_nothing()))
-            .then(|| "(If this is all the request needs, call `answer` now.)".into())
+            .then(|| match outcome.recalled {
+                Some(request) => recall(request),
+                None => "(If this is all the request needs, call `answer` now.)".into(),
+            })
         },
     },
 ];
+
+/// The longest request said back whole; a longer one is cut.
+const RECALLED_CHARS: usize = 300;
+
+/// The call to answer that says `request` back: a small model that has a
+/// result answers the part it did, or another question.
+fn recall(request: &str) -> String {
+    let request = request.trim();
+    let request = match request.char_indices().nth(RECALLED_CHARS) {
+        Some((at, _)) => format!("{}…", &request[..at]),
+        None => request.to_string(),
+    };
+    format!(
+        "(The request: \"{request}\". If this result is all of it, call `answer` now; if a part is left, do that part.)"
+    )
+}
 
 /// `observed` (what the model reads of a step) with the notes on
 /// `outcome` that `levers` leave on, and the names of their rules.
@@ -621,6 +643,18 @@ mod tests {
     }
 
     #[test]
+    fn the_request_said_back_is_cut_when_long() {
+        let said = recall("count the files and make them executable");
+        assert!(
+            said.contains("\"count the files and make them executable\"")
+                && said.contains("call `answer` now"),
+            "{said}"
+        );
+        let long = "x".repeat(RECALLED_CHARS + 50);
+        assert!(recall(&long).contains(&format!("{}…\"", "x".repeat(RECALLED_CHARS))));
+    }
+
+    #[test]
     fn each_note_gives_its_examples_on_what_ran() {
         let engine = Engine::standard();
         let mut wrong = Vec::new();
@@ -664,6 +698,7 @@ mod tests {
                     cwd: dir.path(),
                     wants_subfolders: true,
                     task: true,
+                    recalled: None,
                 };
                 let mut reads = SessionReads {
                     session: &mut session,
