@@ -68,9 +68,6 @@ pub enum Lever {
     /// result with it (text or table), as `ask`'s value, so the user sees
     /// what ran and can pipe it.
     AnswerOutput,
-    /// With `sh` alone, the prompt says that data files and system tables
-    /// open in Nushell, which a script may be (see `prompt::SH_DATA`).
-    ShData,
     /// The call to answer after a step that gave something says the
     /// request back, so the model weighs the result against all of it
     /// (see `rules::notes`, `done-ask`).
@@ -83,7 +80,7 @@ pub enum Lever {
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 19] = [
+    pub const ALL: [Lever; 18] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -100,7 +97,6 @@ impl Lever {
         Lever::ShellFirst,
         Lever::ShOnly,
         Lever::AnswerOutput,
-        Lever::ShData,
         Lever::Recall,
         Lever::Effects,
     ];
@@ -124,7 +120,6 @@ impl Lever {
             Lever::ShellFirst => "shell-first",
             Lever::ShOnly => "sh-only",
             Lever::AnswerOutput => "answer-output",
-            Lever::ShData => "sh-data",
             Lever::Recall => "recall",
             Lever::Effects => "effects",
         }
@@ -132,14 +127,13 @@ impl Lever {
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 9] = [
+    pub const ON_TRIAL: [Lever; 8] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
         Lever::ShellFirst,
         Lever::ShOnly,
         Lever::AnswerOutput,
-        Lever::ShData,
         Lever::Recall,
         Lever::Effects,
     ];
@@ -256,7 +250,6 @@ mod tests {
                 Lever::ShellFirst,
                 Lever::ShOnly,
                 Lever::AnswerOutput,
-                Lever::ShData,
                 Lever::Recall,
                 Lever::Effects
             ]

@@ -28,6 +28,7 @@ mod habits;
 mod home_directory;
 mod levers;
 mod listing_forms;
+mod missing_paths;
 mod named_files;
 mod near_nushell;
 mod pipeline_text;

@@ -103,18 +103,15 @@ pub enum ShPrompt {
     /// `shell-first` lever; see [`super::prompt::shell_first`]).
     First,
     /// `sh` is the only tool that runs anything (the `sh-only` lever; see
-    /// [`super::prompt::shell_only`]); `data`: with the line saying that
-    /// data files open in Nushell, which a script may be (`sh-data`).
-    Only { data: bool },
+    /// [`super::prompt::shell_only`]).
+    Only,
 }
 
 /// `prompt` (a system prompt) telling of the `sh` tool in the `form`
 /// asked for.
 pub fn with_sh_tool(prompt: &str, form: ShPrompt) -> String {
     match form {
-        ShPrompt::Only { data } => {
-            super::prompt::shell_only(&prompt.replacen(ROLE_NU, ROLE_SH_ONLY, 1), data)
-        }
+        ShPrompt::Only => super::prompt::shell_only(&prompt.replacen(ROLE_NU, ROLE_SH_ONLY, 1)),
         ShPrompt::First => super::prompt::shell_first(&prompt.replacen(ROLE_NU, ROLE_SH, 1)),
         ShPrompt::Beside => {
             let prompt = prompt.replacen(ROLE_NU, ROLE_SH, 1);
@@ -453,7 +450,7 @@ mod tests {
             with.len()
         );
         // Sh only: no tool but `sh` is named, nor any Nushell to copy.
-        let only = with_sh_tool(&task, ShPrompt::Only { data: false });
+        let only = with_sh_tool(&task, ShPrompt::Only);
         assert!(only.contains(ROLE_SH_ONLY), "{only}");
         assert!(
             !only.contains("`nu`") && !only.contains("open f.csv"),
@@ -461,13 +458,6 @@ mod tests {
         );
         assert!(only.contains("-> sh {\"script\""), "{only}");
         assert!(only.ends_with("cwd: /x"));
-        // With data: one line names Nushell for data files, and no `nu`.
-        let data = with_sh_tool(&task, ShPrompt::Only { data: true });
-        assert!(
-            data.contains("open f.csv") && !data.contains("`nu`"),
-            "{data}"
-        );
-        assert_eq!(data.lines().count(), only.lines().count() + 1);
     }
 
     #[test]

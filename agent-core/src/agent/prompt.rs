@@ -98,23 +98,12 @@ const SHELL_ONLY: &str =
 - Answer with the names and figures as the output shows them.
 - An error says what to fix: fix it, never run the same thing again.";
 
-/// The line [`SHELL_ONLY`] gains with the `sh-data` lever: data files and
-/// system tables are Nushell's, which a script may be (a script whose
-/// commands are Nushell's runs as Nushell), and a table comes back.
-const SH_DATA: &str = "- Data files (csv, json, toml, yaml) and system tables are Nushell's, which `sh` runs too: `open f.csv | get score | math avg`, `open f.json | get deploy.retries`, `open c.toml | update a.b 'x' | save -f c.toml`, `ps`, `sys mem`.";
-
 /// `prompt` (a task's [`system_prompt`]) where `sh` is the only tool
 /// that runs anything: its Nushell lines and example episode in their
-/// `sh-only` form, with the [`SH_DATA`] line where `data` is asked for.
-pub fn shell_only(prompt: &str, data: bool) -> String {
-    let lines = if data {
-        let (first, rest) = SHELL_ONLY.split_once('\n').unwrap_or((SHELL_ONLY, ""));
-        format!("{first}\n{SH_DATA}\n{rest}")
-    } else {
-        SHELL_ONLY.to_string()
-    };
+/// `sh-only` form.
+pub fn shell_only(prompt: &str) -> String {
     prompt
-        .replacen(NUSHELL, &lines, 1)
+        .replacen(NUSHELL, SHELL_ONLY, 1)
         .replacen(EXAMPLE, EXAMPLE_SH, 1)
 }
 

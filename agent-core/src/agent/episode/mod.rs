@@ -186,9 +186,7 @@ impl Agent {
         // The `sh` tool, where offered, is told of with the Nushell.
         let system_prompt = if options.offers_sh() {
             let form = if options.on(Lever::ShOnly) {
-                posix::ShPrompt::Only {
-                    data: options.on(Lever::ShData),
-                }
+                posix::ShPrompt::Only
             } else if options.on(Lever::ShellFirst) {
                 posix::ShPrompt::First
             } else {

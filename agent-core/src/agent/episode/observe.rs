@@ -43,6 +43,7 @@ pub(super) fn observed(
         changes: may_change(decision),
         changed_files,
         stderr: ran.outcome.stderr.as_ref(),
+        exit_code: ran.outcome.exit_code,
         cwd: &ran.outcome.cwd,
         wants_subfolders: agent.facts.subfolders,
         task: agent.options.kind == PromptKind::Task,

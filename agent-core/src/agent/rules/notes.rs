@@ -14,7 +14,7 @@ use std::path::Path;
 use nu_protocol::{Value, engine::EngineState};
 
 use super::super::{
-    data_shape, emptied, event::StepStatus, levers::Lever, repair, repository, usage,
+    data_shape, emptied, event::StepStatus, levers::Lever, missing_paths, repair, repository, usage,
 };
 use super::{Example, Kind, Rule, becomes, leaves};
 use crate::shell::Diagnostic;
@@ -35,6 +35,8 @@ pub struct Outcome<'a> {
     pub changed_files: Option<usize>,
     /// What a program it ran wrote to stderr (text; `None` when nothing).
     pub stderr: Option<&'a Value>,
+    /// The exit code of the program it ran last, where one ran.
+    pub exit_code: Option<i32>,
     /// The working directory it ran in.
     pub cwd: &'a Path,
     /// The request asks for subfolders too.
@@ -70,9 +72,14 @@ impl Outcome<'_> {
     /// A program it ran said on stderr that a path it was given is not
     /// there (`No such file or directory`).
     fn named_a_missing_path(&self) -> bool {
+        self.stderr_text().contains("No such file or directory")
+    }
+
+    /// What a program it ran wrote to stderr, as text.
+    fn stderr_text(&self) -> &str {
         self.stderr
             .and_then(|stderr| stderr.as_str().ok())
-            .is_some_and(|text| text.contains("No such file or directory"))
+            .unwrap_or("")
     }
 
     fn failed(&self) -> Option<&Diagnostic> {
@@ -481,6 +488,7 @@ pub static NOTES: &[Note] = &[
             "a small model writes paths it never saw; a program saying one is not there is read past, and the answer given from the error or the empty rest",
             &[
                 becomes("^ls nothing-here.txt", "not here"),
+                becomes("^bash -c 'cat c.txt'", "`sub/c.txt` is"),
                 becomes("^bash -c 'cat nothing-here.txt | wc -l'", "not here"),
                 leaves("^ls"),
             ],
@@ -488,8 +496,64 @@ pub static NOTES: &[Note] = &[
         group: Group::Each,
         place: Place::After,
         say: |outcome, _| {
-            outcome.named_a_missing_path().then(|| {
-                "A path it names is not here (stderr: No such file or directory). Look at what is here first (`ls`, `find`), then name a path a step showed.".into()
+            if !outcome.named_a_missing_path() {
+                return None;
+            }
+            // Where something of a missing path's name is, where anything is.
+            let found: Vec<String> = missing_paths::missing(outcome.stderr_text())
+                .into_iter()
+                .filter_map(|path| {
+                    let near = missing_paths::nearest(&path, outcome.cwd);
+                    (!near.is_empty())
+                        .then(|| format!("`{path}` is not here, but {} is", quoted_list(&near)))
+                })
+                .collect();
+            Some(match found.is_empty() {
+                true => "A path it names is not here (stderr: No such file or directory). Look at what is here first (`ls`, `find`), then name a path a step showed.".into(),
+                false => format!("{}: name the path that is there.", found.join("; ")),
+            })
+        },
+    },
+    Note {
+        rule: rule(
+            "is-a-directory",
+            "a small model gives a folder (`*` with folders in it) to a program that reads files, and answers from the errors",
+            &[
+                becomes("^bash -c 'grep notes *'", "`grep -r"),
+                leaves("^bash -c 'grep notes sub/c.txt'"),
+            ],
+        ),
+        group: Group::Each,
+        place: Place::After,
+        say: |outcome, _| {
+            outcome.stderr_text().contains(": Is a directory").then(|| {
+                "A folder was given where a file is read (stderr: Is a directory): `grep -r PATTERN DIR` searches the files under a folder; `find DIR -type f` lists them.".into()
+            })
+        },
+    },
+    Note {
+        rule: rule(
+            "no-line-matched",
+            "grep's exit status 1 means no line matched, not an error; read as a failure, a small model drops the search and guesses",
+            &[
+                becomes(
+                    "^bash -c 'grep -i nothing-like-this b.log'",
+                    "no line matched",
+                ),
+                leaves("^bash -c 'grep GET b.log'"),
+                leaves("^bash -c 'ls nothing-here.txt'"),
+            ],
+        ),
+        group: Group::Each,
+        place: Place::After,
+        say: |outcome, _| {
+            let script =
+                crate::agent::posix::script_of(outcome.pipeline).unwrap_or(outcome.pipeline);
+            (outcome.exit_code == Some(1)
+                && outcome.stderr_text().trim().is_empty()
+                && script.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).any(|word| matches!(word, "grep" | "egrep" | "fgrep" | "rg")))
+            .then(|| {
+                "Exit 1 from grep with no output: no line matched (not an error). Nothing here holds it as written.".into()
             })
         },
     },
@@ -518,6 +582,15 @@ pub static NOTES: &[Note] = &[
         },
     },
 ];
+
+/// `paths` as the model reads them: `a`, or `a` or `b`.
+fn quoted_list(paths: &[String]) -> String {
+    paths
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
 
 /// The longest request said back whole; a longer one is cut.
 const RECALLED_CHARS: usize = 300;
@@ -695,6 +768,7 @@ mod tests {
                         before.changed(&crate::agent::effects::Files::under(dir.path()).unwrap())
                     }),
                     stderr: ran.stderr.as_ref(),
+                    exit_code: ran.exit_code,
                     cwd: dir.path(),
                     wants_subfolders: true,
                     task: true,

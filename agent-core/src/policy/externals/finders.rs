@@ -1004,8 +1004,8 @@ fn namei(call: &mut Call<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::examples::{check, floor, is_read_only, judge};
-    use crate::policy::{Access, Category, Verdict};
+    use super::super::examples::{check, is_read_only, judge};
+    use crate::policy::{Access, Category};
 
     const MATCH: &[&str] = &[
         "ls",
