@@ -270,20 +270,10 @@ pub fn with_exec_closed(script: &str) -> Option<String> {
     Some(fixed)
 }
 
-/// The words of bash that head a command or a clause and are no program:
-/// its keywords and builtins (several are Nushell commands too).
-const SHELL_WORDS: &[&str] = &[
-    "if", "then", "else", "elif", "fi", "for", "in", "do", "done", "while", "until", "case",
-    "esac", "function", "select", "time", "{", "}", "!", "[[", "]]", "cd", "echo", "printf",
-    "test", "[", "read", "export", "source", ".", "alias", "unalias", "set", "unset", "exit",
-    "pwd", "type", "let", "local", "declare", "return", "shift", "eval", "exec", "true", "false",
-    "wait", "kill", "trap", "umask", "ulimit", "history", "jobs", "help",
-];
-
 /// Whether `name` is one of bash's keywords or builtins, which no `PATH`
-/// holds.
+/// holds (the policy's list: [`crate::policy::shell_words::is_bash_word`]).
 pub fn is_shell_word(name: &str) -> bool {
-    SHELL_WORDS.contains(&name)
+    crate::policy::shell_words::is_bash_word(name)
 }
 
 /// The names heading `script`'s commands that bash cannot run but
@@ -302,7 +292,7 @@ pub fn nushell_heads(
         .into_iter()
         .filter_map(|command| command.words.into_iter().next())
         .filter(|head| {
-            !SHELL_WORDS.contains(&head.as_str())
+            !is_shell_word(head)
                 && !head.contains(['/', '=', '$'])
                 && is_command(head)
                 && !is_program(head)

@@ -232,6 +232,29 @@ const STATE_BUILTINS: &[&str] = &[
     "readarray",
 ];
 
+/// Bash's other words that head a command and are no program on `PATH`:
+/// keywords and builtins the splitter reads as calls (`echo`, `test`,
+/// `eval`), judged as the programs of the same name are.
+const OTHER_WORDS: &[&str] = &[
+    "in", "time", "{", "}", "[[", "]]", "echo", "printf", "test", "[", "pwd", "type", "eval",
+    "exec", "kill", "history", "jobs", "help", "command", "builtin",
+];
+
+/// Whether `name` is one of bash's keywords or builtins, which no `PATH`
+/// holds (several are Nushell commands too: `break`, `hash`, `help`).
+pub fn is_bash_word(name: &str) -> bool {
+    [
+        CLAUSE_WORDS,
+        CLOSING_WORDS,
+        LIST_HEADS,
+        INERT_BUILTINS,
+        STATE_BUILTINS,
+        OTHER_WORDS,
+    ]
+    .iter()
+    .any(|words| words.contains(&name))
+}
+
 impl Split {
     /// The calls the script makes: each command read past bash's own words
     /// (`while read l; do rm "$l"; done` calls `rm`; `fi` calls nothing),
