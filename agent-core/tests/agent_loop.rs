@@ -2793,8 +2793,9 @@ fn a_bash_script_runs_under_the_policy_with_the_same_verdicts() {
 
 /// With `sh-only` (on trial, with `posix`) the model is offered `sh` and
 /// `answer` alone, told of no other tool; with `answer-output` an answer
-/// right after a script returns the script's text as its value, as an
-/// answer after a table returns the table.
+/// right after a script returns the script's output as its value (text
+/// of paths here as their list), as an answer after a table returns the
+/// table.
 #[test]
 fn with_sh_only_scripts_are_the_one_tool_and_an_answer_returns_their_text() {
     let run = |with: Vec<Lever>| {
@@ -2824,15 +2825,17 @@ fn with_sh_only_scripts_are_the_one_tool_and_an_answer_returns_their_text() {
         prompt.contains("Work in bash") && !prompt.contains("`nu`"),
         "{prompt}"
     );
+    // Its text, one path here a line, comes back as the list of them.
     let Ending::Answered {
         text,
-        data: Some(Value::String { val, .. }),
+        data: Some(Value::List { vals, .. }),
     } = ending
     else {
         panic!("{ending:?}")
     };
     assert_eq!(text, "The text files are listed.");
-    assert!(val.contains("a.txt") && val.contains("b.txt"), "{val}");
+    let names: Vec<&str> = vals.iter().filter_map(|v| v.as_str().ok()).collect();
+    assert_eq!(names, ["a.txt", "b.txt"]);
     // Without `answer-output`, the text alone; without `sh-only`, `nu`
     // is offered beside `sh`.
     let (ep, ending) = run(vec![Lever::Posix]);
