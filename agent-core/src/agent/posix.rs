@@ -37,7 +37,8 @@ pub fn invalid(script: &str) -> Option<String> {
         ));
     }
     if script.contains("$out.") {
-        return Some("Not run: `$out.N` is a Nushell value that bash cannot read. In `sh`, name the files or text themselves; or use the `nu` tool on `$out.N`.".into());
+        // Said the same whether `nu` is offered or not (`sh-only`).
+        return Some("Not run: `$out.N` is a Nushell value that bash cannot read. In `sh`, name the files or text themselves, as a step's output showed them.".into());
     }
     let options = ParserOptions::default();
     let parsed = catch_unwind(AssertUnwindSafe(|| {
@@ -305,6 +306,12 @@ pub fn nushell_heads(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_script_naming_a_nushell_value_is_not_run_and_no_tool_is_named() {
+        let why = invalid("wc -l $out.0").unwrap();
+        assert!(why.contains("`$out.N`") && !why.contains("`nu`"), "{why}");
+    }
 
     #[test]
     fn a_script_is_read_by_a_shell_grammar() {
