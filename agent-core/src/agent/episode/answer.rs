@@ -144,11 +144,13 @@ impl Agent {
         };
         // Text that is one path here a line (`find`'s output) is returned
         // as the list of those paths, ready to pipe.
-        let cwd = self.shell.cwd();
-        let table = table.map(|(n, value)| match any_output {
-            true => (n, paths_listed(&value, &cwd).unwrap_or(value)),
-            false => (n, value),
-        });
+        let table = match (table, any_output) {
+            (Some((n, value)), true) => {
+                let listed = paths_listed(&value, &self.shell.cwd());
+                Some((n, listed.unwrap_or(value)))
+            }
+            (table, _) => table,
+        };
         Ending::Answered {
             text,
             data: table.map(|(_, value)| value),
