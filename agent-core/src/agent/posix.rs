@@ -277,6 +277,20 @@ pub fn is_shell_word(name: &str) -> bool {
     crate::policy::shell_words::is_bash_word(name)
 }
 
+/// Whether one of `script`'s commands, as the shell's tokenizer reads
+/// them, is headed by one of `programs` (`grep` in `ls | grep x`, not in
+/// `echo grep`).
+pub fn runs_one_of(script: &str, programs: &[&str]) -> bool {
+    commands(script).is_some_and(|commands| {
+        commands.iter().any(|command| {
+            command
+                .words
+                .first()
+                .is_some_and(|head| programs.contains(&head.trim_start_matches('^')))
+        })
+    })
+}
+
 /// The names heading `script`'s commands that bash cannot run but
 /// Nushell can (`open`, `where`, `lines`): `is_command` says which names
 /// are Nushell commands, `is_program` which are programs here. Empty

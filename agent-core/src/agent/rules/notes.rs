@@ -537,10 +537,10 @@ pub static NOTES: &[Note] = &[
             "grep's exit status 1 means no line matched, not an error; read as a failure, a small model drops the search and guesses",
             &[
                 becomes(
-                    "^bash -c 'grep -i nothing-like-this b.log'",
+                    "^bash -c r#'grep -i nothing-like-this b.log'#",
                     "no line matched",
                 ),
-                leaves("^bash -c 'grep GET b.log'"),
+                leaves("^bash -c r#'grep GET b.log'#"),
                 leaves("^bash -c 'ls nothing-here.txt'"),
             ],
         ),
@@ -551,7 +551,7 @@ pub static NOTES: &[Note] = &[
                 crate::agent::posix::script_of(outcome.pipeline).unwrap_or(outcome.pipeline);
             (outcome.exit_code == Some(1)
                 && outcome.stderr_text().trim().is_empty()
-                && script.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).any(|word| matches!(word, "grep" | "egrep" | "fgrep" | "rg")))
+                && crate::agent::posix::runs_one_of(script, &["grep", "egrep", "fgrep", "rg"]))
             .then(|| {
                 "Exit 1 from grep with no output: no line matched (not an error). Nothing here holds it as written.".into()
             })
