@@ -2847,28 +2847,39 @@ fn with_sh_only_scripts_are_the_one_tool_and_an_answer_returns_their_text() {
     assert!(requests[0].tools.iter().any(|t| t.name == "nu"));
 }
 
+/// `request` worked on in a folder holding `file` (name, text), with the
+/// levers on trial `with` switched on and every question answered yes.
+fn run_approved(
+    (name, text): (&str, &str),
+    turns: Vec<String>,
+    with: Vec<Lever>,
+    request: &str,
+) -> Episode {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), text).unwrap();
+    let yes = NonInteractive {
+        yes: true,
+        ..NonInteractive::default()
+    };
+    let mut ep = episode_asking(
+        dir,
+        turns,
+        Policy::default(),
+        AgentOptions::default().without(Levers::switched([], with)),
+        Vec::new(),
+        yes,
+    );
+    ep.agent.run(request, &CancelToken::new());
+    ep
+}
+
 /// With `effects` (on trial) a change that ran without an error but
 /// changed no file here is told so, not as done, and an answer saying it
 /// was done is sent back; a change that did change a file is done.
 #[test]
 fn with_effects_a_change_that_changed_nothing_is_told_and_not_claimed() {
     let run = |turns: Vec<String>, with: Vec<Lever>| {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("notes.txt"), "x\n").unwrap();
-        let yes = NonInteractive {
-            yes: true,
-            ..NonInteractive::default()
-        };
-        let mut ep = episode_asking(
-            dir,
-            turns,
-            Policy::default(),
-            AgentOptions::default().without(Levers::switched([], with)),
-            Vec::new(),
-            yes,
-        );
-        ep.agent.run("remove the notes", &CancelToken::new());
-        ep
+        run_approved(("notes.txt", "x\n"), turns, with, "remove the notes")
     };
     let turns = || {
         vec![
@@ -2898,3 +2909,4 @@ fn with_effects_a_change_that_changed_nothing_is_told_and_not_claimed() {
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(ep.dir.path().join("notes.txt").exists());
 }
+

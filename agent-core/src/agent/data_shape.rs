@@ -33,7 +33,7 @@ pub fn is_path_error(diagnostic: &Diagnostic) -> bool {
 /// The `open <file>` a pipeline starts with, when its first element is
 /// exactly that (a literal path, no variables or subexpressions).
 pub fn opened_file(pipeline: &str) -> Option<&str> {
-    let first = pipeline.split('|').next()?.trim();
+    let first = super::pipeline_text::first_element(pipeline).trim();
     let path = first.strip_prefix("open ")?.trim();
     let literal = !path.is_empty()
         && !path.starts_with('-')

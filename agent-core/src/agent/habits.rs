@@ -6,109 +6,143 @@
 
 use nu_protocol::engine::EngineState;
 
-/// The Nushell form of names small models bring from bash, SQL or Python.
-pub(super) const NUSHELL_FORMS: &[(&str, &str)] = &[
-    (
+/// A name small models bring from bash, SQL or Python, with what
+/// Nushell says instead; where the name is one Nushell command word for
+/// word (`avg` is `math avg`), that command too.
+pub(super) struct Habit {
+    pub name: &'static str,
+    /// The Nushell form, as the model is told it.
+    pub form: &'static str,
+    /// The command the name is exactly, which a call of it runs as (see
+    /// `bash_forms`); `None` where the form is no rename.
+    pub command: Option<&'static str>,
+}
+
+/// A habit the model is told the form of.
+const fn told(name: &'static str, form: &'static str) -> Habit {
+    Habit {
+        name,
+        form,
+        command: None,
+    }
+}
+
+/// A habit that is another name of `command`.
+const fn renamed(name: &'static str, command: &'static str, form: &'static str) -> Habit {
+    Habit {
+        name,
+        form,
+        command: Some(command),
+    }
+}
+
+/// The habits, one row each: the one table of what small models write
+/// for Nushell's commands.
+pub(super) const HABITS: &[Habit] = &[
+    renamed(
         "count",
+        "length",
         "`length` counts the rows of a table or the items of a list",
     ),
-    ("avg", "`math avg`"),
-    ("average", "`math avg`"),
-    ("mean", "`math avg`"),
-    ("sum", "`math sum`"),
-    ("max", "`math max`"),
-    ("min", "`math min`"),
-    ("round", "`math round`"),
-    (
+    renamed("avg", "math avg", "`math avg`"),
+    renamed("average", "math avg", "`math avg`"),
+    renamed("mean", "math avg", "`math avg`"),
+    renamed("sum", "math sum", "`math sum`"),
+    renamed("max", "math max", "`math max`"),
+    renamed("min", "math min", "`math min`"),
+    told("round", "`math round`"),
+    renamed(
         "delete",
+        "rm",
         "`rm path`; for a table of files: `each { rm $in.name }`",
     ),
-    (
+    renamed(
         "remove",
+        "rm",
         "`rm path`; for a table of files: `each { rm $in.name }`",
     ),
-    ("del", "`rm path`"),
-    ("unlink", "`rm path`"),
-    ("rename", "`mv old new`"),
-    ("move", "`mv old new`"),
-    ("copy", "`cp from to`"),
-    ("set", "`let name = value`"),
-    ("export", "`$env.NAME = 'value'`"),
-    ("echo", "the value itself (`'text'`), or `print`"),
-    (
+    told("del", "`rm path`"),
+    told("unlink", "`rm path`"),
+    told("rename", "`mv old new`"),
+    told("move", "`mv old new`"),
+    told("copy", "`cp from to`"),
+    told("set", "`let name = value`"),
+    told("export", "`$env.NAME = 'value'`"),
+    told("echo", "the value itself (`'text'`), or `print`"),
+    told(
         "nu",
         "the pipeline itself: this tool runs Nushell already (`nu -c 'ls'` is `ls`)",
     ),
-    ("printf", "a string `$\"($x) items\"`"),
-    (
+    told("printf", "a string `$\"($x) items\"`"),
+    told(
         "cat",
         "`open file` (a table for .csv .tsv .json .toml .yaml) or `open --raw file` (text)",
     ),
-    (
+    told(
         "grep",
         "`open --raw file | lines | where $it =~ 'text'`, or `where column =~ 'text'` on a table",
     ),
-    ("head", "`first N`"),
-    ("tail", "`last N`"),
-    ("wc", "`lines | length` (or `length` on a table)"),
-    (
+    told("head", "`first N`"),
+    told("tail", "`last N`"),
+    told("wc", "`lines | length` (or `length` on a table)"),
+    told(
         "awk",
         "`split column ' '` then `get column1`, or `get column` on a table",
     ),
-    (
+    told(
         "cut",
         "`split column ','` then `get column1`, or `get column` on a table",
     ),
-    ("sed", "`str replace 'old' 'new'`"),
-    ("tr", "`str replace --all 'a' 'b'`, `str downcase`"),
-    ("xargs", "`each { |it| ... }`"),
-    ("filter", "`where condition`"),
-    ("map", "`each { |it| ... }`"),
-    ("foreach", "`each { |it| ... }`"),
-    ("jq", "`open file.json` or `from json`, then `get field`"),
-    ("stat", "`ls -l path`"),
-    ("basename", "`path basename`"),
-    ("dirname", "`path dirname`"),
-    ("realpath", "`path expand`"),
-    (
+    told("sed", "`str replace 'old' 'new'`"),
+    told("tr", "`str replace --all 'a' 'b'`, `str downcase`"),
+    told("xargs", "`each { |it| ... }`"),
+    renamed("filter", "where", "`where condition`"),
+    told("map", "`each { |it| ... }`"),
+    renamed("foreach", "each", "`each { |it| ... }`"),
+    told("jq", "`open file.json` or `from json`, then `get field`"),
+    told("stat", "`ls -l path`"),
+    told("basename", "`path basename`"),
+    told("dirname", "`path dirname`"),
+    told("realpath", "`path expand`"),
+    told(
         "netstat",
         "`^ss -tlnp` (text; `detect columns` makes it a table)",
     ),
-    (
+    told(
         "ps",
         "Nushell's `ps` takes no arguments and gives a table (pid, name, cpu, mem): `ps | where name =~ 'x' | select pid name mem`",
     ),
-    (
+    told(
         "du",
         "Nushell's `du path` gives a table (path, apparent, physical); `ls | where type == dir` lists folders",
     ),
-    ("df", "`sys disks`"),
-    ("free", "`sys mem`"),
-    ("nproc", "`sys cpu | length`"),
-    (
+    told("df", "`sys disks`"),
+    told("free", "`sys mem`"),
+    told("nproc", "`sys cpu | length`"),
+    told(
         "ls",
         "Nushell's `ls` gives a table (name, type, size, modified): filter it with `where`, e.g. `ls | where modified > ((date now) - 2hr)`, `ls **/* | where type == file`",
     ),
-    ("find", "`ls **/* | where name =~ 'x'` or `glob '**/*.rs'`"),
-    ("sort", "`sort-by column` (`--reverse` for largest first)"),
-    ("uniq", "`uniq`, or `uniq --count` for counts"),
-    (
+    told("find", "`ls **/* | where name =~ 'x'` or `glob '**/*.rs'`"),
+    told("sort", "`sort-by column` (`--reverse` for largest first)"),
+    told("uniq", "`uniq`, or `uniq --count` for counts"),
+    told(
         "split-by",
         "`split row ' '` (text to a list of words), `split column ' '` (lines to a table: column1, column2…)",
     ),
-    ("date", "`date now`"),
-    ("test", "`'path' | path exists`"),
-    ("nuon", "`to nuon` / `from nuon`"),
-    (
+    told("date", "`date now`"),
+    told("test", "`'path' | path exists`"),
+    told("nuon", "`to nuon` / `from nuon`"),
+    told(
         "json",
         "`to json` (a value to JSON text; `save -f f.json` writes it) / `from json` (text to a value)",
     ),
-    (
+    told(
         "csv",
         "`to csv` (a table to CSV text; `save -f f.csv` writes it) / `from csv`",
     ),
-    ("yaml", "`to yaml` / `from yaml`"),
-    ("toml", "`to toml` / `from toml`"),
+    told("yaml", "`to yaml` / `from yaml`"),
+    told("toml", "`to toml` / `from toml`"),
 ];
 
 /// The names small models bring from other languages that have a Nushell
@@ -117,15 +151,23 @@ pub(super) const NUSHELL_FORMS: &[(&str, &str)] = &[
 /// instead of the grammar forcing the word into some other command
 /// (`count` into `count-14`).
 pub fn habit_names() -> impl Iterator<Item = &'static str> {
-    NUSHELL_FORMS.iter().map(|(habit, _)| *habit)
+    HABITS.iter().map(|habit| habit.name)
 }
 
 /// The Nushell form for `name`, where it is a known habit.
 pub fn nushell_form(name: &str) -> Option<&'static str> {
-    NUSHELL_FORMS
+    HABITS
         .iter()
-        .find(|(habit, _)| *habit == name)
-        .map(|(_, form)| *form)
+        .find(|habit| habit.name == name)
+        .map(|habit| habit.form)
+}
+
+/// The Nushell command `name` is another name of (`avg` → `math avg`).
+pub(super) fn renamed_command(name: &str) -> Option<&'static str> {
+    HABITS
+        .iter()
+        .find(|habit| habit.name == name)
+        .and_then(|habit| habit.command)
 }
 
 /// `pipeline` with `^name` written `name` for each of `names` that is a

@@ -333,7 +333,7 @@ pub fn size_from_listing(pipeline: &str) -> Option<String> {
         )
         .ok()
     });
-    let first = pipeline.split('|').next()?.trim();
+    let first = super::pipeline_text::first_element(pipeline).trim();
     if !(first == "ls" || first.starts_with("ls ")) {
         return None;
     }

@@ -62,56 +62,70 @@ pub(super) fn is_plain_name(word: &str) -> bool {
 /// unclosed string or bracket) is split at each `|` outside strings and
 /// brackets.
 pub(crate) fn top_level_elements(pipeline: &str) -> Vec<String> {
-    use nu_parser::TokenContents;
-    let (tokens, error) = nu_parser::lex(pipeline.as_bytes(), 0, &[], &[], false);
-    if error.is_some() {
-        return split_outside_brackets(pipeline);
-    }
-    let pipes = tokens.iter().filter(|token| {
-        matches!(
-            token.contents,
-            TokenContents::Pipe | TokenContents::ErrGreaterPipe | TokenContents::OutErrGreaterPipe
-        )
-    });
     let mut elements = Vec::new();
     let mut start = 0;
-    for pipe in pipes {
+    for (pipe_start, pipe_end) in pipes(pipeline) {
         elements.push(
             pipeline
-                .get(start..pipe.span.start)
+                .get(start..pipe_start)
                 .unwrap_or_default()
                 .to_string(),
         );
-        start = pipe.span.end;
+        start = pipe_end;
     }
     elements.push(pipeline.get(start..).unwrap_or_default().to_string());
     elements
 }
 
-/// The elements of `pipeline` split at each `|` outside strings, brackets
-/// and closures, as text.
-fn split_outside_brackets(pipeline: &str) -> Vec<String> {
-    let chars: Vec<char> = pipeline.chars().collect();
-    let code = outside_strings(&chars);
-    let mut elements = Vec::new();
-    let mut depth = 0usize;
-    let mut current = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if code[i] {
-            match c {
-                '{' | '(' | '[' => depth += 1,
-                '}' | ')' | ']' => depth = depth.saturating_sub(1),
-                '|' if depth == 0 => {
-                    elements.push(std::mem::take(&mut current));
-                    continue;
-                }
-                _ => {}
-            }
-        }
-        current.push(c);
+/// `pipeline`'s first element and what follows its pipe, as the lexer
+/// splits them (see [`top_level_elements`]); `None` for one element.
+pub(crate) fn split_first(pipeline: &str) -> Option<(&str, &str)> {
+    let (start, end) = pipes(pipeline).into_iter().next()?;
+    Some((pipeline.get(..start)?, pipeline.get(end..)?))
+}
+
+/// `pipeline`'s first element (all of it where it is one).
+pub(crate) fn first_element(pipeline: &str) -> &str {
+    split_first(pipeline).map_or(pipeline, |(first, _)| first)
+}
+
+/// The byte ranges of `pipeline`'s top-level pipes: the lexer's pipe
+/// tokens, or where it cannot read the text, each `|` outside strings and
+/// brackets.
+fn pipes(pipeline: &str) -> Vec<(usize, usize)> {
+    use nu_parser::TokenContents;
+    let (tokens, error) = nu_parser::lex(pipeline.as_bytes(), 0, &[], &[], false);
+    if error.is_none() {
+        return tokens
+            .iter()
+            .filter(|token| {
+                matches!(
+                    token.contents,
+                    TokenContents::Pipe
+                        | TokenContents::ErrGreaterPipe
+                        | TokenContents::OutErrGreaterPipe
+                )
+            })
+            .map(|token| (token.span.start, token.span.end))
+            .collect();
     }
-    elements.push(current);
-    elements
+    let at: Vec<(usize, char)> = pipeline.char_indices().collect();
+    let chars: Vec<char> = at.iter().map(|(_, c)| *c).collect();
+    let code = outside_strings(&chars);
+    let mut pipes = Vec::new();
+    let mut depth = 0usize;
+    for (i, &(byte, c)) in at.iter().enumerate() {
+        if !code[i] {
+            continue;
+        }
+        match c {
+            '{' | '(' | '[' => depth += 1,
+            '}' | ')' | ']' => depth = depth.saturating_sub(1),
+            '|' if depth == 0 => pipes.push((byte, byte + 1)),
+            _ => {}
+        }
+    }
+    pipes
 }
 
 /// Where the string argument right after `end` (past spaces) starts and

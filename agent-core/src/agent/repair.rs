@@ -36,7 +36,7 @@ pub(super) fn with_extension_column(pipeline: &str, column: &str) -> Option<Stri
     if !["extension", "ext"].contains(&column) {
         return None;
     }
-    let (listing, rest) = pipeline.split_once('|')?;
+    let (listing, rest) = super::pipeline_text::split_first(pipeline)?;
     if listing.split_whitespace().next()? != "ls" || listing.contains('{') {
         return None;
     }
@@ -273,7 +273,7 @@ pub fn over_subfolders(pipeline: &str, cwd: &std::path::Path) -> Option<String> 
     if !has_subfolders(cwd) || lists_folders_themselves(pipeline) {
         return None;
     }
-    let (first, rest) = pipeline.split_once('|').unwrap_or((pipeline, ""));
+    let (first, rest) = super::pipeline_text::split_first(pipeline).unwrap_or((pipeline, ""));
     let flags: String = first
         .split_whitespace()
         .skip(1)
@@ -291,7 +291,7 @@ pub fn over_subfolders(pipeline: &str, cwd: &std::path::Path) -> Option<String> 
 /// sizes with `--du`, only the folders kept): "which subfolder is
 /// largest" is answered by one folder's listing.
 fn lists_folders_themselves(pipeline: &str) -> bool {
-    let first = pipeline.split('|').next().unwrap_or_default();
+    let first = super::pipeline_text::first_element(pipeline);
     let measures_folders = first.split_whitespace().next() == Some("ls")
         && !super::listing_forms::ls_without_du(first);
     measures_folders || super::listing_forms::keeps_folders(pipeline)
@@ -300,7 +300,7 @@ fn lists_folders_themselves(pipeline: &str) -> bool {
 /// The pattern (`*` for none) of a pipeline whose first element lists one
 /// folder with `ls`: this one or a pattern in it, not `**`, not a path.
 fn one_folder_listing(pipeline: &str) -> Option<String> {
-    let first = pipeline.split('|').next()?.trim();
+    let first = super::pipeline_text::first_element(pipeline).trim();
     let mut words = first.split_whitespace();
     if words.next()? != "ls" {
         return None;
@@ -327,7 +327,7 @@ fn has_subfolders(dir: &std::path::Path) -> bool {
 /// result has folders: a folder's `size` there is its entry's (a few
 /// kB), not the size of what it holds.
 pub fn folder_size_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<String> {
-    let first = pipeline.split('|').next()?.trim();
+    let first = super::pipeline_text::first_element(pipeline).trim();
     if !super::listing_forms::ls_without_du(first) || !pipeline.contains("size") {
         return None;
     }
@@ -458,7 +458,10 @@ pub(super) fn field_of_each_line(pipeline: &str) -> Option<String> {
 /// its index after `lines | … | split row`, which flattens all the lines'
 /// words into one list; `None` when it has none.
 fn field_of_all_lines(pipeline: &str) -> Option<String> {
-    let elements: Vec<&str> = pipeline.split('|').map(str::trim).collect();
+    let elements: Vec<String> = super::pipeline_text::top_level_elements(pipeline)
+        .iter()
+        .map(|e| e.trim().to_string())
+        .collect();
     let lines = elements.iter().position(|e| *e == "lines")?;
     let split = lines
         + elements[lines..]
@@ -479,7 +482,7 @@ fn field_of_all_lines(pipeline: &str) -> Option<String> {
 /// got plain values back (numbers, text): the list no longer says which
 /// file each value belongs to.
 pub fn lost_rows_hint(pipeline: &str, value: &nu_protocol::Value) -> Option<String> {
-    let first = pipeline.split('|').next()?.trim();
+    let first = super::pipeline_text::first_element(pipeline).trim();
     if !(first == "ls" || first.starts_with("ls ") || first.starts_with("glob "))
         || !pipeline.contains("each {")
     {

@@ -91,7 +91,7 @@ fn is_word_at(text: &str, at: usize, len: usize) -> bool {
 /// listing only `.kind` files (`ls logs/` → `ls logs/*.kind`, `ls` →
 /// `ls *.kind`, `ls **/*` → `ls **/*.kind`); `None` for any other listing.
 fn narrowed(pipeline: &str, kind: &str) -> Option<String> {
-    let (first, rest) = match pipeline.split_once('|') {
+    let (first, rest) = match super::pipeline_text::split_first(pipeline) {
         Some((first, rest)) => (first.trim(), Some(rest.trim())),
         None => (pipeline.trim(), None),
     };

@@ -88,15 +88,17 @@ pub(super) fn subcommand_list(engine: &EngineState, name: &str) -> Option<String
 /// (`sys`, `str`, with flags at most), which only prints its help: the
 /// subcommands. Such a pipeline is not run: its help is not data.
 pub fn bare_family_hint(engine: &EngineState, pipeline: &str) -> Option<String> {
-    pipeline.split('|').find_map(|element| {
-        let mut words = element.split_whitespace();
-        let name = words.next()?;
-        if !words.all(|w| w.starts_with('-')) {
-            return None;
-        }
-        subcommand_list(engine, name)
-            .map(|list| format!("`{name}` alone only prints its help, so nothing ran. {list}"))
-    })
+    super::pipeline_text::top_level_elements(pipeline)
+        .iter()
+        .find_map(|element| {
+            let mut words = element.split_whitespace();
+            let name = words.next()?;
+            if !words.all(|w| w.starts_with('-')) {
+                return None;
+            }
+            subcommand_list(engine, name)
+                .map(|list| format!("`{name}` alone only prints its help, so nothing ran. {list}"))
+        })
 }
 
 /// The words of the pipeline element holding `line`:`column` (1-based,

@@ -6,132 +6,132 @@
 
 use super::*;
 
-impl Agent {
-    /// Takes each call of `turn`, its result pushed for the model to read.
-    pub(super) fn take_calls(
-        &mut self,
-        episode: &mut Episode,
-        plan: Plan,
-        turn: &crate::llm::ChatTurn,
-        cancel: &CancelToken,
-    ) -> Result<(), Stop> {
-        let calls_message = self.messages.len();
-        self.push(Message::assistant(
-            turn.content.clone(),
-            turn.tool_calls.clone(),
-        ));
-        episode.only_waiting = !turn.tool_calls.is_empty();
-        for call in &turn.tool_calls {
-            if cancel.is_cancelled() {
-                return Err(Stop::End(Ending::Cancelled));
-            }
-            let result = self.take_call(episode, plan, call, calls_message, cancel)?;
-            self.push(Message::tool(call.id.clone(), result));
+/// Takes each call of `turn`, its result pushed for the model to read.
+pub(super) fn take_calls(
+    agent: &mut Agent,
+    episode: &mut Episode,
+    plan: Plan,
+    turn: &crate::llm::ChatTurn,
+    cancel: &CancelToken,
+) -> Result<(), Stop> {
+    let calls_message = agent.messages.len();
+    agent.push(Message::assistant(
+        turn.content.clone(),
+        turn.tool_calls.clone(),
+    ));
+    episode.only_waiting = !turn.tool_calls.is_empty();
+    for call in &turn.tool_calls {
+        if cancel.is_cancelled() {
+            return Err(Stop::End(Ending::Cancelled));
         }
-        Ok(())
+        let result = take_call(agent, episode, plan, call, calls_message, cancel)?;
+        agent.push(Message::tool(call.id.clone(), result));
     }
+    Ok(())
+}
 
-    /// What the model reads of `call`.
-    fn take_call(
-        &mut self,
-        episode: &mut Episode,
-        plan: Plan,
-        call: &crate::llm::ToolCall,
-        calls_message: usize,
-        cancel: &CancelToken,
-    ) -> Result<String, Stop> {
-        let step = plan.step;
-        let signature = call_key(call);
-        let action = if call.name == posix::SH_TOOL && !self.options.offers_sh() {
-            no_such_tool(posix::SH_TOOL)
-        } else {
-            Action::from_call(call)
-        };
-        let action = match without_degenerate(action) {
-            Ok(action) => action,
-            Err((what, unit, repeats)) => {
-                self.emit(AgentEvent::Repaired {
-                    step,
-                    message: format!(
-                        "a degenerate {what} (`{unit}` repeated {repeats} times); asked again"
-                    ),
-                });
-                Action::Invalid(format!(
-                    "Your {what} was `{unit}` repeated {repeats} times, which is not a real {what}. Write a real one, or call `answer` with what you know."
-                ))
-            }
-        };
-        let repeated = episode
-            .made
-            .iter()
-            .rev()
-            .find(|(_, _, s)| *s == signature)
-            .map(|(n, ran, _)| (*n, *ran));
-        let repeats_last_step = repeated.is_some_and(|(n, _)| n + 1 >= step);
-        let skipped = repeated.filter(|_| {
-            matches!(action, Action::Help { .. })
-                || (repeats_last_step && matches!(action, Action::Run { .. }))
-        });
-        episode.made.push((
-            step,
-            skipped.map_or(step, |(_, ran)| ran),
-            signature.clone(),
-        ));
-        if call.name != ANSWER_TOOL {
-            episode.made_calls.push(call.clone());
-        }
-        if let Some((_, earlier)) = skipped {
-            // Asking again for what the policy stopped is a stop too.
-            episode.stops += usize::from(episode.stopped_calls.contains(&signature));
-            self.emit(AgentEvent::Repaired {
+/// What the model reads of `call`.
+fn take_call(
+    agent: &mut Agent,
+    episode: &mut Episode,
+    plan: Plan,
+    call: &crate::llm::ToolCall,
+    calls_message: usize,
+    cancel: &CancelToken,
+) -> Result<String, Stop> {
+    let step = plan.step;
+    let signature = call_key(call);
+    let action = if call.name == posix::SH_TOOL && !agent.options.offers_sh() {
+        no_such_tool(posix::SH_TOOL)
+    } else {
+        Action::from_call(call)
+    };
+    let action = match without_degenerate(action) {
+        Ok(action) => action,
+        Err((what, unit, repeats)) => {
+            agent.emit(AgentEvent::Repaired {
                 step,
-                message: format!("the same call as step {earlier}; not made again"),
+                message: format!(
+                    "a degenerate {what} (`{unit}` repeated {repeats} times); asked again"
+                ),
             });
-            return Ok(format!(
-                "You made this same call at step {earlier}; its result is above. Do something different, or call `answer`."
-            ));
+            Action::Invalid(format!(
+                "Your {what} was `{unit}` repeated {repeats} times, which is not a real {what}. Write a real one, or call `answer` with what you know."
+            ))
         }
-        // An answer naming a `$out` that does not exist is no progress
-        // either (a small model repeats it forever).
-        let progress = match &action {
-            Action::Invalid(_) => false,
-            Action::Answer { out: Some(n), .. } => self.shell.out(*n).is_some(),
-            // `The answer is:` with nothing after it.
-            Action::Answer { text, out: None } => !rules::hollow_answer(text),
-            _ => true,
-        };
-        if progress {
-            episode.idle_turns = 0;
-        }
-        Ok(match action {
-            Action::Run {
-                pipeline,
-                why,
+    };
+    let repeated = episode
+        .made
+        .iter()
+        .rev()
+        .find(|(_, _, s)| *s == signature)
+        .map(|(n, ran, _)| (*n, *ran));
+    let repeats_last_step = repeated.is_some_and(|(n, _)| n + 1 >= step);
+    let skipped = repeated.filter(|_| {
+        matches!(action, Action::Help { .. })
+            || (repeats_last_step && matches!(action, Action::Run { .. }))
+    });
+    episode.made.push((
+        step,
+        skipped.map_or(step, |(_, ran)| ran),
+        signature.clone(),
+    ));
+    if call.name != ANSWER_TOOL {
+        episode.made_calls.push(call.clone());
+    }
+    if let Some((_, earlier)) = skipped {
+        // Asking again for what the policy stopped is a stop too.
+        episode.stops += usize::from(episode.stopped_calls.contains(&signature));
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: format!("the same call as step {earlier}; not made again"),
+        });
+        return Ok(format!(
+            "You made this same call at step {earlier}; its result is above. Do something different, or call `answer`."
+        ));
+    }
+    // An answer naming a `$out` that does not exist is no progress
+    // either (a small model repeats it forever).
+    let progress = match &action {
+        Action::Invalid(_) => false,
+        Action::Answer { out: Some(n), .. } => agent.shell.out(*n).is_some(),
+        // `The answer is:` with nothing after it.
+        Action::Answer { text, out: None } => !rules::hollow_answer(text),
+        _ => true,
+    };
+    if progress {
+        episode.idle_turns = 0;
+    }
+    Ok(match action {
+        Action::Run {
+            pipeline,
+            why,
+            background,
+            script,
+        } => {
+            let ran = RunCall {
+                call,
+                calls_message,
+                signature: &signature,
+                progress,
                 background,
                 script,
-            } => {
-                let ran = RunCall {
-                    call,
-                    calls_message,
-                    signature: &signature,
-                    progress,
-                    background,
-                    script,
-                };
-                run(self, episode, step, ran, pipeline, why, cancel)
-            }
-            Action::Help { command } => {
-                self.emit(AgentEvent::LookedUp {
-                    step,
-                    command: command.clone(),
-                });
-                command_help(self.shell.session().engine_state(), &command)
-            }
-            Action::Answer { text, out } => self.answer_call(episode, plan, text, out, progress)?,
-            Action::Invalid(message) => message,
-        })
-    }
+            };
+            run(agent, episode, step, ran, pipeline, why, cancel)
+        }
+        Action::Help { command } => {
+            agent.emit(AgentEvent::LookedUp {
+                step,
+                command: command.clone(),
+            });
+            command_help(agent.shell.session().engine_state(), &command)
+        }
+        Action::Answer { text, out } => agent.answer_call(episode, plan, text, out, progress)?,
+        Action::Invalid(message) => message,
+    })
+}
 
+impl Agent {
     /// Show `call` of the assistant message at `index` as having run
     /// `ran` (the exact form that ran in its place); the call as shown.
     pub(super) fn show_call_as_ran(

@@ -50,19 +50,22 @@ pub(super) fn judge(
     // Nushell in turn: `sum amount` is `math sum amount`, which is `get
     // amount | math sum`) runs where the policy lets it run without a
     // question.
-    let nushell = bash_forms::as_nushell(engine, &pipeline)
+    let levers = &agent.options.levers;
+    let nushell = rules::bash_as_nushell(engine, &pipeline, levers)
         .filter(|_| translation)
-        .map(|nu| {
-            rules::as_nushell(&nu, true, &agent.options.levers).map_or(nu, |(fixed, _)| fixed)
+        .map(|(nu, forms)| {
+            let nu = rules::as_nushell(&nu, true, levers).map_or(nu, |(fixed, _)| fixed);
+            (nu, forms)
         })
-        .and_then(|nu| {
+        .and_then(|(nu, forms)| {
             let (plan, decision) = agent.shell.check(&nu);
             let runs = plan
                 .is_some_and(|plan| crate::policy::unknown_programs(&plan.steps, finds).is_empty())
                 && decision.verdict == Verdict::Allow;
-            runs.then_some((nu, decision))
+            runs.then_some((nu, forms, decision))
         });
-    if let Some((nu, decision)) = nushell {
+    if let Some((nu, forms, decision)) = nushell {
+        agent.rules_applied(step, forms);
         agent.ran_notes.push("That was bash".into());
         return run::checked(agent, step, &nu, why, decision, cancel);
     }

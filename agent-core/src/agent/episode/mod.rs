@@ -423,11 +423,11 @@ impl Agent {
         steps: &mut usize,
         cancel: &CancelToken,
     ) -> Result<(), Stop> {
-        let step = self.open_turn(episode, steps, cancel)?;
-        let plan = self.plan(episode, step);
-        let turn = self.sample(episode, plan, cancel)?;
-        self.read_reply(episode, plan, &turn)?;
-        self.take_calls(episode, plan, &turn, cancel)
+        let step = turn::open_turn(self, episode, steps, cancel)?;
+        let plan = turn::plan(self, episode, step);
+        let turn = sample::sample(self, episode, plan, cancel)?;
+        reply::read_reply(self, episode, plan, &turn)?;
+        call::take_calls(self, episode, plan, &turn, cancel)
     }
 
     /// Say that the rules named `names` changed step `step` (see
@@ -509,18 +509,6 @@ fn call_key(call: &crate::llm::ToolCall) -> String {
             serde_json::Value::Object(call.arguments.clone())
         ),
     }
-}
-
-/// The step of an earlier call that `turn` makes again (a pipeline or a
-/// lookup; an answer may be repeated).
-fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -> Option<usize> {
-    turn.tool_calls
-        .iter()
-        .filter(|call| call.name != ANSWER_TOOL)
-        .find_map(|call| {
-            let key = call_key(call);
-            made.iter().find(|(_, _, k)| *k == key).map(|(n, ..)| *n)
-        })
 }
 
 /// Whether a step so judged may change something: any part of it is more

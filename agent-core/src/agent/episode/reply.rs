@@ -5,59 +5,59 @@
 
 use super::*;
 
-impl Agent {
-    /// `turn`'s calls, when it made any the loop should take; otherwise
-    /// the model is told what to do instead ([`Stop::NextTurn`]) or its
-    /// text is the answer ([`Stop::End`]).
-    pub(super) fn read_reply(
-        &mut self,
-        episode: &mut Episode,
-        plan: Plan,
-        turn: &crate::llm::ChatTurn,
-    ) -> Result<(), Stop> {
-        let step = plan.step;
-        episode.idle_turns += 1;
-        if let Some(repair) = turn.repair.clone() {
-            self.emit(AgentEvent::Repaired {
-                step,
-                message: format!(
-                    "the reply could not be read as a tool call (it began `{}`); asked again",
-                    normalize(&turn.content)
-                        .chars()
-                        .take(120)
-                        .collect::<String>()
-                ),
-            });
-            self.push(Message::assistant(turn.content.clone(), Vec::new()));
-            self.instruct(repair);
-            return Err(Stop::NextTurn);
-        }
-        if turn.tool_calls.is_empty() {
-            return Err(self.text_reply(episode, plan, turn));
-        }
-        if self.copies_example(episode, turn) {
-            // An example of the prompt copied after the model's own steps
-            // gave results (or were stopped): it has nothing more of its
-            // own to run. The copy is left out of the conversation (its
-            // theme would carry into the answer) and the request is put
-            // before the model again, for `answer` only.
-            episode.must_answer = true;
-            episode.told_to_answer = true;
-            self.emit(AgentEvent::Repaired {
-                step,
-                message: "a pipeline copied from the prompt's examples; not run, asked to answer"
-                    .into(),
-            });
-            self.instructions.push(COPIED_EXAMPLE.to_string());
-            self.push(Message::user(format!(
-                "{COPIED_EXAMPLE}\nThe request: {}",
-                self.request
-            )));
-            return Err(Stop::NextTurn);
-        }
-        Ok(())
+/// `turn`'s calls, when it made any the loop should take; otherwise
+/// the model is told what to do instead ([`Stop::NextTurn`]) or its
+/// text is the answer ([`Stop::End`]).
+pub(super) fn read_reply(
+    agent: &mut Agent,
+    episode: &mut Episode,
+    plan: Plan,
+    turn: &crate::llm::ChatTurn,
+) -> Result<(), Stop> {
+    let step = plan.step;
+    episode.idle_turns += 1;
+    if let Some(repair) = turn.repair.clone() {
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: format!(
+                "the reply could not be read as a tool call (it began `{}`); asked again",
+                normalize(&turn.content)
+                    .chars()
+                    .take(120)
+                    .collect::<String>()
+            ),
+        });
+        agent.push(Message::assistant(turn.content.clone(), Vec::new()));
+        agent.instruct(repair);
+        return Err(Stop::NextTurn);
     }
+    if turn.tool_calls.is_empty() {
+        return Err(agent.text_reply(episode, plan, turn));
+    }
+    if agent.copies_example(episode, turn) {
+        // An example of the prompt copied after the model's own steps
+        // gave results (or were stopped): it has nothing more of its
+        // own to run. The copy is left out of the conversation (its
+        // theme would carry into the answer) and the request is put
+        // before the model again, for `answer` only.
+        episode.must_answer = true;
+        episode.told_to_answer = true;
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: "a pipeline copied from the prompt's examples; not run, asked to answer"
+                .into(),
+        });
+        agent.instructions.push(COPIED_EXAMPLE.to_string());
+        agent.push(Message::user(format!(
+            "{COPIED_EXAMPLE}\nThe request: {}",
+            agent.request
+        )));
+        return Err(Stop::NextTurn);
+    }
+    Ok(())
+}
 
+impl Agent {
     /// A reply that made no call: empty or degenerate, it is asked again;
     /// otherwise its text is the answer, once the answer checks pass it.
     fn text_reply(

@@ -5,71 +5,71 @@
 
 use super::*;
 
-impl Agent {
-    /// The model's turn for `plan`, sampled again (steered away, then
-    /// warmer) while it repeats a call made before or writes a pipeline
-    /// that cannot run.
-    pub(super) fn sample(
-        &mut self,
-        episode: &Episode,
-        plan: Plan,
-        cancel: &CancelToken,
-    ) -> Result<crate::llm::ChatTurn, Stop> {
-        let step = plan.step;
-        let resample = self.options.on(Lever::Resample);
-        let mut avoid = if resample {
-            episode.made_calls.clone()
-        } else {
-            Vec::new()
+/// The model's turn for `plan`, sampled again (steered away, then
+/// warmer) while it repeats a call made before or writes a pipeline
+/// that cannot run.
+pub(super) fn sample(
+    agent: &mut Agent,
+    episode: &Episode,
+    plan: Plan,
+    cancel: &CancelToken,
+) -> Result<crate::llm::ChatTurn, Stop> {
+    let step = plan.step;
+    let resample = agent.options.on(Lever::Resample);
+    let mut avoid = if resample {
+        episode.made_calls.clone()
+    } else {
+        Vec::new()
+    };
+    let mut turn = agent.model_turn(plan.offered, agent.options.temperature, &avoid, cancel)?;
+    // A call made before gives nothing new, and a greedy model
+    // asked again in the same words makes it again (a backend that
+    // cannot steer its tokens, or a repeat in other whitespace):
+    // sample the turn anew, warmer, without the repeat in the
+    // conversation, and with the calls it repeated to be steered
+    // away from.
+    for temperature in RESAMPLE_TEMPERATURES {
+        let Some(earlier) = repeated_call(&turn, &episode.made).filter(|_| resample) else {
+            break;
         };
-        let mut turn = self.model_turn(plan.offered, self.options.temperature, &avoid, cancel)?;
-        // A call made before gives nothing new, and a greedy model
-        // asked again in the same words makes it again (a backend that
-        // cannot steer its tokens, or a repeat in other whitespace):
-        // sample the turn anew, warmer, without the repeat in the
-        // conversation, and with the calls it repeated to be steered
-        // away from.
-        for temperature in RESAMPLE_TEMPERATURES {
-            let Some(earlier) = repeated_call(&turn, &episode.made).filter(|_| resample) else {
-                break;
-            };
-            self.emit(AgentEvent::Repaired {
-                step,
-                message: format!("the same call as step {earlier}; sampled again"),
-            });
-            avoid.extend(
-                turn.tool_calls
-                    .iter()
-                    .filter(|call| call.name != ANSWER_TOOL)
-                    .cloned(),
-            );
-            let temperature = temperature.max(self.options.temperature);
-            turn = self.model_turn(plan.offered, temperature, &avoid, cancel)?;
-        }
-        // A pipeline that cannot run is not shown to the model: it
-        // is sampled again, steered away from it.
-        for temperature in UNRUNNABLE_TEMPERATURES {
-            // Before any result, a copied example is only a guess to
-            // steer away from; after, it means the model is done (see
-            // the reply stage).
-            let before_results = !episode.has_data && episode.stops == 0;
-            let unrunnable = self
-                .unrunnable_call(&turn, before_results)
-                .filter(|_| resample);
-            let Some((call, why)) = unrunnable else {
-                break;
-            };
-            self.emit(AgentEvent::Repaired {
-                step,
-                message: format!("a pipeline that {why}; sampled again"),
-            });
-            avoid.push(call);
-            let temperature = temperature.max(self.options.temperature);
-            turn = self.model_turn(plan.offered, temperature, &avoid, cancel)?;
-        }
-        Ok(turn)
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: format!("the same call as step {earlier}; sampled again"),
+        });
+        avoid.extend(
+            turn.tool_calls
+                .iter()
+                .filter(|call| call.name != ANSWER_TOOL)
+                .cloned(),
+        );
+        let temperature = temperature.max(agent.options.temperature);
+        turn = agent.model_turn(plan.offered, temperature, &avoid, cancel)?;
     }
+    // A pipeline that cannot run is not shown to the model: it
+    // is sampled again, steered away from it.
+    for temperature in UNRUNNABLE_TEMPERATURES {
+        // Before any result, a copied example is only a guess to
+        // steer away from; after, it means the model is done (see
+        // the reply stage).
+        let before_results = !episode.has_data && episode.stops == 0;
+        let unrunnable = agent
+            .unrunnable_call(&turn, before_results)
+            .filter(|_| resample);
+        let Some((call, why)) = unrunnable else {
+            break;
+        };
+        agent.emit(AgentEvent::Repaired {
+            step,
+            message: format!("a pipeline that {why}; sampled again"),
+        });
+        avoid.push(call);
+        let temperature = temperature.max(agent.options.temperature);
+        turn = agent.model_turn(plan.offered, temperature, &avoid, cancel)?;
+    }
+    Ok(turn)
+}
 
+impl Agent {
     /// One model turn offering the tools `offered` allows, the
     /// conversation fitted to the context first; a
     /// prompt that still does not fit is shortened further and retried.
@@ -244,7 +244,7 @@ impl Agent {
         }
         let engine = self.shell.session().engine_state();
         if translation
-            && (bash_forms::as_nushell(engine, pipeline).is_some()
+            && (rules::bash_as_nushell(engine, pipeline, &self.options.levers).is_some()
                 || (plan.is_none() && bash_forms::as_programs(engine, pipeline, finds).is_some()))
         {
             return None;
@@ -255,4 +255,16 @@ impl Agent {
             "does not parse"
         })
     }
+}
+
+/// The step of an earlier call that `turn` makes again (a pipeline or a
+/// lookup; an answer may be repeated).
+fn repeated_call(turn: &crate::llm::ChatTurn, made: &[(usize, usize, String)]) -> Option<usize> {
+    turn.tool_calls
+        .iter()
+        .filter(|call| call.name != ANSWER_TOOL)
+        .find_map(|call| {
+            let key = call_key(call);
+            made.iter().find(|(_, _, k)| *k == key).map(|(n, ..)| *n)
+        })
 }

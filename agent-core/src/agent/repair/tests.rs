@@ -22,6 +22,34 @@ fn invented_names_are_errors_with_the_nushell_form() {
 }
 
 #[test]
+fn each_renamed_habit_names_a_nushell_command() {
+    let engine = Engine::standard();
+    let state = engine.state();
+    let renamed: Vec<&Habit> = HABITS.iter().filter(|h| h.command.is_some()).collect();
+    assert!(renamed.len() >= 10);
+    for habit in renamed {
+        let command = habit.command.unwrap_or_default();
+        assert!(
+            state.find_decl(command.as_bytes(), &[]).is_some(),
+            "{}: `{command}` is no command",
+            habit.name
+        );
+        assert!(
+            habit.form.contains(command),
+            "{}: {}",
+            habit.name,
+            habit.form
+        );
+    }
+    let mut names: Vec<&str> = HABITS.iter().map(|h| h.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), HABITS.len(), "a habit is in the table twice");
+    assert_eq!(renamed_command("mean"), Some("math avg"));
+    assert_eq!(renamed_command("grep"), None);
+}
+
+#[test]
 fn a_value_opened_as_a_file_is_pointed_to_its_row() {
     use nu_protocol::{Span, Value, record};
     let not_found = |code: &str| Diagnostic {

@@ -10,6 +10,7 @@
 //! earlier in [`REWRITES`] sees the pipeline first.
 
 mod answer_checks;
+mod bash_forms;
 mod exact_fixes;
 mod notes;
 mod request;
@@ -23,6 +24,7 @@ use crate::shell::Diagnostic;
 pub use answer_checks::{
     ANSWER_CHECKS, AnswerVerdict, Record, Said, hollow_answer, normalize, verdict as answer_verdict,
 };
+pub use bash_forms::{BASH_FORMS, as_nushell as bash_as_nushell};
 pub use exact_fixes::EXACT_FIXES;
 pub use notes::{NOTES, Outcome, Reads, with_notes};
 pub use request::{FACTS, RequestFacts};
@@ -226,13 +228,14 @@ pub fn rewrites() -> impl Iterator<Item = &'static dyn Rewrite> {
         .map(|rule| rule as &dyn Rewrite)
 }
 
-/// Every rule: the request's facts, the rewrites, the notes, then the
-/// answer checks.
+/// Every rule: the request's facts, the rewrites, bash's forms, the
+/// notes, then the answer checks.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
     FACTS
         .iter()
         .map(|fact| &fact.rule)
         .chain(rewrites().map(|rewrite| rewrite.rule()))
+        .chain(BASH_FORMS.iter().map(|form| &form.rule))
         .chain(NOTES.iter().map(|note| &note.rule))
         .chain(ANSWER_CHECKS.iter().map(|check| &check.rule))
 }
