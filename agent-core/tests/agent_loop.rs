@@ -2910,3 +2910,56 @@ fn with_effects_a_change_that_changed_nothing_is_told_and_not_claimed() {
     assert!(ep.dir.path().join("notes.txt").exists());
 }
 
+/// With `try-reads` (on trial) a script that reads and gives nothing is
+/// tried aside and gives way to the model's next call that gives
+/// something, which is the step; a read that gives something, and a
+/// change, are taken as they are (a change is never run aside).
+#[test]
+fn with_try_reads_a_read_that_gives_nothing_gives_way_to_the_next_call() {
+    let run = |turns: Vec<String>, with: Vec<Lever>| {
+        let notes = ("notes.txt", "remember the milk\n");
+        run_approved(notes, turns, with, "what do my notes say?")
+    };
+    let reads = || {
+        vec![
+            sh("cat note.txt"),
+            sh("cat notes.txt"),
+            answer("They say: remember the milk."),
+        ]
+    };
+    let with = vec![Lever::Posix, Lever::ShOnly, Lever::TryReads];
+    let ep = run(reads(), with.clone());
+    let results = ep.tool_results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].contains("remember the milk"), "{}", results[0]);
+    let calls: Vec<String> = ep
+        .agent
+        .messages()
+        .iter()
+        .flat_map(|m| m.tool_calls.iter())
+        .map(|c| serde_json::Value::Object(c.arguments.clone()).to_string())
+        .collect();
+    assert!(
+        calls.iter().all(|c| !c.contains("note.txt")),
+        "the call passed over is not in the conversation: {calls:?}"
+    );
+    // Off, the read that gives nothing is a step of its own.
+    let ep = run(reads(), vec![Lever::Posix, Lever::ShOnly]);
+    let results = ep.tool_results();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].contains("No such file"), "{}", results[0]);
+    // A read that gives something is not tried against another call.
+    let ep = run(
+        vec![sh("cat notes.txt"), answer("They say: remember the milk.")],
+        with.clone(),
+    );
+    assert_eq!(ep.requests.lock().unwrap().len(), 2);
+    // A change is not run aside: it runs once, as the step.
+    let ep = run(
+        vec![sh("echo made >> log.txt"), answer("I wrote log.txt.")],
+        with,
+    );
+    assert_eq!(ep.requests.lock().unwrap().len(), 2);
+    let log = std::fs::read_to_string(ep.dir.path().join("log.txt")).unwrap();
+    assert_eq!(log, "made\n");
+}

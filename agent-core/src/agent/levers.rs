@@ -76,11 +76,16 @@ pub enum Lever {
     /// directory taken before and after it: one that ran but changed
     /// nothing is told so, not as done (see `effects`).
     Effects,
+    /// A script the policy lets run as a read is tried aside before it is
+    /// a step; where it fails or gives nothing, the model's next most
+    /// likely calls are tried the same way and the first that gives
+    /// something is the step (see `episode/candidates.rs`).
+    TryReads,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 18] = [
+    pub const ALL: [Lever; 19] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -99,6 +104,7 @@ impl Lever {
         Lever::AnswerOutput,
         Lever::Recall,
         Lever::Effects,
+        Lever::TryReads,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -122,12 +128,13 @@ impl Lever {
             Lever::AnswerOutput => "answer-output",
             Lever::Recall => "recall",
             Lever::Effects => "effects",
+            Lever::TryReads => "try-reads",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 8] = [
+    pub const ON_TRIAL: [Lever; 9] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
@@ -136,6 +143,7 @@ impl Lever {
         Lever::AnswerOutput,
         Lever::Recall,
         Lever::Effects,
+        Lever::TryReads,
     ];
 
     /// The lever named `name`.
@@ -251,7 +259,8 @@ mod tests {
                 Lever::ShOnly,
                 Lever::AnswerOutput,
                 Lever::Recall,
-                Lever::Effects
+                Lever::Effects,
+                Lever::TryReads
             ]
         );
         assert!(!levers.on(Lever::Feed));

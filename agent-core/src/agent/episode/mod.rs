@@ -46,6 +46,7 @@ use crate::{
 
 mod answer;
 mod call;
+mod candidates;
 mod jobs;
 mod judge;
 mod observe;

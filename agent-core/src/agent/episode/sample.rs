@@ -66,7 +66,8 @@ pub(super) fn sample(
         let temperature = temperature.max(agent.options.temperature);
         turn = agent.model_turn(plan.offered, temperature, &avoid, cancel)?;
     }
-    Ok(turn)
+    // A read that gives nothing is tried against the model's next calls.
+    candidates::tried(agent, plan, turn, &mut avoid, cancel)
 }
 
 impl Agent {

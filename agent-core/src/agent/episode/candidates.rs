@@ -1,0 +1,111 @@
+//! The stage that tries a turn's call before it is a step (the
+//! `try-reads` lever, on trial): where the model's call is an `sh` script
+//! the policy lets run as a read without a question, it is run aside
+//! first — a fresh session of the same guarded engine, each program under
+//! its own read-only sandbox, audited, no `$out` taken. Where it fails or
+//! gives nothing, the model's next most likely call (sampled steered away
+//! from the ones tried) is tried the same way, up to [`TRIES`] calls, and
+//! the first that gives something is the turn. When none does, the
+//! model's first call is the turn, as without the lever. A change is never
+//! run aside: a call that may change something is taken as it is, or
+//! passed over as an alternative.
+
+use super::*;
+
+/// Calls tried in all, the model's first included.
+const TRIES: usize = 3;
+
+/// What a call gave when it was run aside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tried {
+    /// It ran and gave something.
+    Gave,
+    /// It failed, or gave nothing.
+    Nothing,
+    /// It is not tried aside (a change, Nushell, no script, an answer).
+    NotTried,
+}
+
+/// `turn`, or the first of the model's next calls that gives something
+/// where `turn`'s read gives nothing (see the module's doc); `avoid` gains
+/// the calls passed over.
+pub(super) fn tried(
+    agent: &mut Agent,
+    plan: Plan,
+    turn: crate::llm::ChatTurn,
+    avoid: &mut Vec<crate::llm::ToolCall>,
+    cancel: &CancelToken,
+) -> Result<crate::llm::ChatTurn, Stop> {
+    if !agent.options.on(Lever::TryReads) || plan.answer_only || !agent.may_run() {
+        return Ok(turn);
+    }
+    match try_aside(agent, &turn, cancel) {
+        Tried::Gave | Tried::NotTried => return Ok(turn),
+        Tried::Nothing => {}
+    }
+    let first = turn;
+    avoid.extend(first.tool_calls.iter().cloned());
+    for _ in 1..TRIES {
+        let next = agent.model_turn(plan.offered, agent.options.temperature, avoid, cancel)?;
+        if try_aside(agent, &next, cancel) == Tried::Gave {
+            let call = script_call(&next).unwrap_or_default();
+            agent.emit(AgentEvent::Repaired {
+                step: plan.step,
+                message: format!(
+                    "the model's read gave nothing when tried; its next call `{call}` did"
+                ),
+            });
+            return Ok(next);
+        }
+        avoid.extend(next.tool_calls.iter().cloned());
+    }
+    Ok(first)
+}
+
+/// The script of `turn`'s one call, where it is one `sh` call.
+fn script_call(turn: &crate::llm::ChatTurn) -> Option<String> {
+    let [call] = turn.tool_calls.as_slice() else {
+        return None;
+    };
+    match Action::from_call(call) {
+        Action::Run {
+            pipeline,
+            script: true,
+            background: false,
+            ..
+        } => Some(pipeline),
+        _ => None,
+    }
+}
+
+/// `turn`'s call run aside, where it is a script the policy lets run as a
+/// read without a question and no Nushell.
+fn try_aside(agent: &mut Agent, turn: &crate::llm::ChatTurn, cancel: &CancelToken) -> Tried {
+    let Some(pipeline) = script_call(turn) else {
+        return Tried::NotTried;
+    };
+    let Some(script) = posix::script_of(&pipeline) else {
+        return Tried::NotTried;
+    };
+    let engine = agent.shell.session().engine_state();
+    let is_command = |name: &str| engine.find_decl(name.as_bytes(), &[]).is_some();
+    let is_program = |name: &str| agent.shell.finds_program(name);
+    if !posix::nushell_heads(script, is_command, is_program).is_empty() {
+        return Tried::NotTried;
+    }
+    let meant = rules::as_script_means(&pipeline, &agent.options.levers)
+        .map_or(pipeline, |(meant, _)| meant);
+    let (plan, decision) = agent.shell.check(&meant);
+    let finds = |program: &str| agent.shell.finds_program(program);
+    let runs_unasked = plan
+        .is_some_and(|plan| crate::policy::unknown_programs(&plan.steps, finds).is_empty())
+        && decision.verdict == Verdict::Allow;
+    if !runs_unasked || may_change(&decision) {
+        return Tried::NotTried;
+    }
+    let limits = agent.step_limits();
+    match agent.shell.read_aside(&meant, &limits, cancel) {
+        Some(value) if answer::holds_something(&value) => Tried::Gave,
+        _ => Tried::Nothing,
+    }
+}
