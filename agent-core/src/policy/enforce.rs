@@ -569,8 +569,10 @@ impl PolicyShell {
     /// this shell's engine (its runtime guards included) in the same
     /// directory, only when the policy allows it without a question,
     /// audited like a step; its value takes no `$out` number. For reads the
-    /// loop makes itself (the files a request names), never for a model's
-    /// pipeline. `None` when it was not allowed or failed.
+    /// loop makes itself (the files a request names) and, with the
+    /// `try-reads` lever, a model's script tried before it is a step — only
+    /// where the policy judged it a read, each program then under its own
+    /// read-only sandbox. `None` when it was not allowed or failed.
     pub fn read_aside(
         &self,
         pipeline: &str,

@@ -70,7 +70,7 @@ pub(super) fn judge(
         return run::checked(agent, step, &nu, why, decision, cancel);
     }
     // A plain POSIX pipeline of programs runs as those programs.
-    let programs = (translation && !parses)
+    let programs = (rules::PROGRAMS_OF_A_POSIX_PIPELINE.on(&agent.options.levers) && !parses)
         .then(|| bash_forms::as_programs(engine, &pipeline, finds))
         .flatten()
         .and_then(|programs| match agent.shell.check(&programs) {
@@ -78,6 +78,7 @@ pub(super) fn judge(
             (None, _) => None,
         });
     if let Some((programs, decision)) = programs {
+        agent.rules_applied(step, [rules::PROGRAMS_OF_A_POSIX_PIPELINE.name]);
         agent
             .ran_notes
             .push("That was no Nushell but a pipeline of programs".into());

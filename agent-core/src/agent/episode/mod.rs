@@ -466,7 +466,7 @@ impl Agent {
         pipeline: &str,
         decision: &Decision,
     ) -> Option<(String, String)> {
-        if !self.options.on(Lever::Scope) || may_change(decision) {
+        if !rules::COPIED_FILTER.on(&self.options.levers) || may_change(decision) {
             return None;
         }
         let (kept, dropped) = copied_values::without_copied_filters(pipeline, &self.request)?;

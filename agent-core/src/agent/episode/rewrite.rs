@@ -69,6 +69,7 @@ fn rewritten(agent: &mut Agent, step: usize, pipeline: &str) -> Written {
             .and_then(|_| agent.without_copied_filters(&pipeline, &decision))
         {
             agent.ran_notes.push(note);
+            agent.rules_applied(step, [rules::COPIED_FILTER.name]);
             pipeline = kept;
             continue;
         }
@@ -87,12 +88,12 @@ fn rewritten(agent: &mut Agent, step: usize, pipeline: &str) -> Written {
         let unknown = agent.unknown_names(plan.as_ref());
         // `^sys cpu` with no program `sys` here: the command `sys cpu`.
         let engine = agent.shell.session().engine_state();
-        if let Some(command) = agent
-            .options
-            .on(Lever::Translation)
+        if let Some(command) = rules::CARET_OF_A_COMMAND
+            .on(&agent.options.levers)
             .then(|| habits::without_caret_of_commands(engine, &pipeline, &unknown))
             .flatten()
         {
+            agent.rules_applied(step, [rules::CARET_OF_A_COMMAND.name]);
             agent.ran_notes.push(format!(
                 "`{}` is a Nushell command, not a program: no `^`",
                 unknown.join("`, `")

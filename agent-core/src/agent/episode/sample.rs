@@ -244,9 +244,12 @@ impl Agent {
             return None;
         }
         let engine = self.shell.session().engine_state();
+        let levers = &self.options.levers;
+        let as_programs = plan.is_none()
+            && rules::PROGRAMS_OF_A_POSIX_PIPELINE.on(levers)
+            && bash_forms::as_programs(engine, pipeline, finds).is_some();
         if translation
-            && (rules::bash_as_nushell(engine, pipeline, &self.options.levers).is_some()
-                || (plan.is_none() && bash_forms::as_programs(engine, pipeline, finds).is_some()))
+            && (rules::bash_as_nushell(engine, pipeline, levers).is_some() || as_programs)
         {
             return None;
         }

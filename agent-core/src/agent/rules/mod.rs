@@ -12,6 +12,7 @@
 mod answer_checks;
 mod bash_forms;
 mod exact_fixes;
+mod loop_rules;
 mod notes;
 mod request;
 mod scope;
@@ -26,6 +27,7 @@ pub use answer_checks::{
 };
 pub use bash_forms::{BASH_FORMS, as_nushell as bash_as_nushell};
 pub use exact_fixes::EXACT_FIXES;
+pub use loop_rules::{CARET_OF_A_COMMAND, COPIED_FILTER, LOOP_RULES, PROGRAMS_OF_A_POSIX_PIPELINE};
 pub use notes::{NOTES, Outcome, Reads, with_notes};
 pub use request::{FACTS, RequestFacts};
 pub use scope::SCOPE_REWRITES;
@@ -229,13 +231,14 @@ pub fn rewrites() -> impl Iterator<Item = &'static dyn Rewrite> {
 }
 
 /// Every rule: the request's facts, the rewrites, bash's forms, the
-/// notes, then the answer checks.
+/// loop's own rewrites, the notes, then the answer checks.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
     FACTS
         .iter()
         .map(|fact| &fact.rule)
         .chain(rewrites().map(|rewrite| rewrite.rule()))
         .chain(BASH_FORMS.iter().map(|form| &form.rule))
+        .chain(LOOP_RULES.iter().copied())
         .chain(NOTES.iter().map(|note| &note.rule))
         .chain(ANSWER_CHECKS.iter().map(|check| &check.rule))
 }
