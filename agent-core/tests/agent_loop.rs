@@ -148,6 +148,16 @@ impl Episode {
             .collect()
     }
 
+    /// The arguments of every call in the conversation, as JSON text.
+    fn calls_in_conversation(&self) -> Vec<String> {
+        self.agent
+            .messages()
+            .iter()
+            .flat_map(|m| m.tool_calls.iter())
+            .map(|c| serde_json::Value::Object(c.arguments.clone()).to_string())
+            .collect()
+    }
+
     fn tool_results(&self) -> Vec<String> {
         self.agent
             .messages()
@@ -2209,13 +2219,7 @@ fn a_pipeline_that_cannot_run_is_sampled_again_and_never_shown() {
     );
     // The one a resample replaced is not in the conversation; the resample
     // was steered away from it.
-    let calls: Vec<String> = ep
-        .agent
-        .messages()
-        .iter()
-        .flat_map(|m| m.tool_calls.iter())
-        .map(|c| serde_json::Value::Object(c.arguments.clone()).to_string())
-        .collect();
+    let calls = ep.calls_in_conversation();
     assert!(calls.iter().all(|c| !c.contains("size >")), "{calls:?}");
     assert!(
         calls.iter().any(|c| c.contains("frobnicate -x")),
@@ -2932,13 +2936,7 @@ fn with_try_reads_a_read_that_gives_nothing_gives_way_to_the_next_call() {
     let results = ep.tool_results();
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(results[0].contains("remember the milk"), "{}", results[0]);
-    let calls: Vec<String> = ep
-        .agent
-        .messages()
-        .iter()
-        .flat_map(|m| m.tool_calls.iter())
-        .map(|c| serde_json::Value::Object(c.arguments.clone()).to_string())
-        .collect();
+    let calls = ep.calls_in_conversation();
     assert!(
         calls.iter().all(|c| !c.contains("note.txt")),
         "the call passed over is not in the conversation: {calls:?}"

@@ -1,8 +1,10 @@
 //! The habits small models bring from bash, SQL or Python, as one table:
 //! a name that is neither a Nushell command nor a program on PATH is an
 //! error naming the Nushell form (`count` → `length`), never a question
-//! to the user about running an unknown program; `^name` of a Nushell
-//! command is the command.
+//! to the user about running an unknown program; a name the table lacks
+//! gets the commands whose search terms name it (the engine's own word:
+//! `push` → `append`), else the closest command name; `^name` of a
+//! Nushell command is the command.
 
 use nu_protocol::engine::EngineState;
 
@@ -218,8 +220,13 @@ pub fn unknown_programs_message(engine: &EngineState, names: &[String]) -> Strin
         text.push_str(&format!(
             "\n`{name}` is not a Nushell command or a program on this machine"
         ));
+        let named_by_engine = commands_named_by(engine, name);
         match nushell_form(name) {
             Some(form) => text.push_str(&format!("; in Nushell: {form}.")),
+            None if !named_by_engine.is_empty() => text.push_str(&format!(
+                "; the Nushell commands for it: `{}`.",
+                named_by_engine.join("`, `")
+            )),
             None => match closest(&commands, name) {
                 Some(close) => text.push_str(&format!("; did you mean `{close}`?")),
                 None => text.push('.'),
@@ -230,6 +237,24 @@ pub fn unknown_programs_message(engine: &EngineState, names: &[String]) -> Strin
         "\nFix the pipeline and call `nu` again (`help <command>` shows a command's usage).",
     );
     text
+}
+
+/// The engine's own word for a habit the table lacks: the commands (at
+/// most three) whose search terms name `name` (`push` → `append`).
+pub(super) fn commands_named_by(engine: &EngineState, name: &str) -> Vec<String> {
+    engine
+        .get_decls_sorted(false)
+        .into_iter()
+        .filter(|(_, id)| {
+            engine
+                .get_decl(*id)
+                .search_terms()
+                .iter()
+                .any(|term| term.eq_ignore_ascii_case(name))
+        })
+        .filter_map(|(command, _)| String::from_utf8(command).ok())
+        .take(3)
+        .collect()
 }
 
 /// The command name closest to `name` in edit distance, where it is close

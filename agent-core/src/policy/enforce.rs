@@ -484,6 +484,14 @@ impl PolicyShell {
         self.rails.sandbox_enforced()
     }
 
+    /// Whether [`PolicyShell::read_aside`] keeps what a step has: where
+    /// steps run in the sandboxed worker, each program run aside must get
+    /// a sandbox of its own (the per-program launcher), since the aside
+    /// session is in-process.
+    pub fn reads_aside_sandboxed_as_steps(&self) -> bool {
+        !self.sandboxed() || self.rails.launcher().is_some()
+    }
+
     /// The session's current directory.
     pub fn cwd(&self) -> PathBuf {
         if self.sandboxed() {
@@ -571,8 +579,9 @@ impl PolicyShell {
     /// audited like a step; its value takes no `$out` number. For reads the
     /// loop makes itself (the files a request names) and, with the
     /// `try-reads` lever, a model's script tried before it is a step — only
-    /// where the policy judged it a read, each program then under its own
-    /// read-only sandbox. `None` when it was not allowed or failed.
+    /// where the policy judged it a read (each program then in the
+    /// per-program sandbox a read gets, where the machine has one). `None`
+    /// when it was not allowed or failed.
     pub fn read_aside(
         &self,
         pipeline: &str,

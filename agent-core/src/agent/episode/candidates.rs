@@ -1,14 +1,18 @@
 //! The stage that tries a turn's call before it is a step (the
 //! `try-reads` lever, on trial): where the model's call is an `sh` script
 //! the policy lets run as a read without a question, it is run aside
-//! first — a fresh session of the same guarded engine, each program under
-//! its own read-only sandbox, audited, no `$out` taken. Where it fails or
+//! first — a fresh in-process session of the same guarded engine (the
+//! runtime guards, each program in the per-program sandbox a read gets
+//! where the machine has one; not the session's worker), audited, no
+//! `$out` taken. Where it fails or
 //! gives nothing, the model's next most likely call (sampled steered away
 //! from the ones tried) is tried the same way, up to [`TRIES`] calls, and
 //! the first that gives something is the turn. When none does, the
 //! model's first call is the turn, as without the lever. A change is never
 //! run aside: a call that may change something is taken as it is, or
-//! passed over as an alternative.
+//! passed over as an alternative. Where steps run in the sandboxed worker
+//! and the machine has no per-program sandbox, nothing is run aside (it
+//! would run with less than a step has).
 
 use super::*;
 
@@ -17,13 +21,13 @@ const TRIES: usize = 3;
 
 /// What a call gave when it was run aside.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tried {
+enum Aside {
     /// It ran and gave something.
     Gave,
     /// It failed, or gave nothing.
     Nothing,
     /// It is not tried aside (a change, Nushell, no script, an answer).
-    NotTried,
+    NotRun,
 }
 
 /// `turn`, or the first of the model's next calls that gives something
@@ -36,18 +40,19 @@ pub(super) fn tried(
     avoid: &mut Vec<crate::llm::ToolCall>,
     cancel: &CancelToken,
 ) -> Result<crate::llm::ChatTurn, Stop> {
-    if !agent.options.on(Lever::TryReads) || plan.answer_only || !agent.may_run() {
+    let kept_safe = agent.shell.reads_aside_sandboxed_as_steps();
+    if !agent.options.on(Lever::TryReads) || plan.answer_only || !agent.may_run() || !kept_safe {
         return Ok(turn);
     }
     match try_aside(agent, &turn, cancel) {
-        Tried::Gave | Tried::NotTried => return Ok(turn),
-        Tried::Nothing => {}
+        Aside::Gave | Aside::NotRun => return Ok(turn),
+        Aside::Nothing => {}
     }
     let first = turn;
     avoid.extend(first.tool_calls.iter().cloned());
     for _ in 1..TRIES {
         let next = agent.model_turn(plan.offered, agent.options.temperature, avoid, cancel)?;
-        if try_aside(agent, &next, cancel) == Tried::Gave {
+        if try_aside(agent, &next, cancel) == Aside::Gave {
             let call = script_call(&next).unwrap_or_default();
             agent.emit(AgentEvent::Repaired {
                 step: plan.step,
@@ -80,18 +85,18 @@ fn script_call(turn: &crate::llm::ChatTurn) -> Option<String> {
 
 /// `turn`'s call run aside, where it is a script the policy lets run as a
 /// read without a question and no Nushell.
-fn try_aside(agent: &mut Agent, turn: &crate::llm::ChatTurn, cancel: &CancelToken) -> Tried {
+fn try_aside(agent: &mut Agent, turn: &crate::llm::ChatTurn, cancel: &CancelToken) -> Aside {
     let Some(pipeline) = script_call(turn) else {
-        return Tried::NotTried;
+        return Aside::NotRun;
     };
     let Some(script) = posix::script_of(&pipeline) else {
-        return Tried::NotTried;
+        return Aside::NotRun;
     };
     let engine = agent.shell.session().engine_state();
     let is_command = |name: &str| engine.find_decl(name.as_bytes(), &[]).is_some();
     let is_program = |name: &str| agent.shell.finds_program(name);
     if !posix::nushell_heads(script, is_command, is_program).is_empty() {
-        return Tried::NotTried;
+        return Aside::NotRun;
     }
     let meant = rules::as_script_means(&pipeline, &agent.options.levers)
         .map_or(pipeline, |(meant, _)| meant);
@@ -101,11 +106,11 @@ fn try_aside(agent: &mut Agent, turn: &crate::llm::ChatTurn, cancel: &CancelToke
         .is_some_and(|plan| crate::policy::unknown_programs(&plan.steps, finds).is_empty())
         && decision.verdict == Verdict::Allow;
     if !runs_unasked || may_change(&decision) {
-        return Tried::NotTried;
+        return Aside::NotRun;
     }
     let limits = agent.step_limits();
     match agent.shell.read_aside(&meant, &limits, cancel) {
-        Some(value) if answer::holds_something(&value) => Tried::Gave,
-        _ => Tried::Nothing,
+        Some(value) if answer::holds_something(&value) => Aside::Gave,
+        _ => Aside::Nothing,
     }
 }

@@ -19,6 +19,9 @@ fn invented_names_are_errors_with_the_nushell_form() {
     assert!(text.contains("`length`"), "{text}");
     let close = unknown_programs_message(engine.state(), &["lenght".to_string()]);
     assert!(close.contains("did you mean `length`?"), "{close}");
+    // A name the table lacks: the commands whose search terms name it.
+    let searched = unknown_programs_message(engine.state(), &["push".to_string()]);
+    assert!(searched.contains("commands for it: `append`"), "{searched}");
 }
 
 #[test]
