@@ -336,14 +336,20 @@ fn run(
 /// The pipeline of an `sh` call as it runs, and whether it is still a
 /// script: Nushell written as a script (`open f | lines`) runs as the
 /// Nushell it is, and a `find -exec` left open is closed.
+/// The commands of `script` that are Nushell's, not programs here (see
+/// [`posix::nushell_heads`]).
+pub(super) fn nushell_in(agent: &Agent, script: &str) -> Vec<String> {
+    let engine = agent.shell.session().engine_state();
+    let is_command = |name: &str| engine.find_decl(name.as_bytes(), &[]).is_some();
+    let is_program = |name: &str| agent.shell.finds_program(name);
+    posix::nushell_heads(script, is_command, is_program)
+}
+
 fn as_script(agent: &mut Agent, step: usize, pipeline: String) -> (String, bool) {
     let Some(script) = posix::script_of(&pipeline) else {
         return (pipeline, true);
     };
-    let engine = agent.shell.session().engine_state();
-    let is_command = |name: &str| engine.find_decl(name.as_bytes(), &[]).is_some();
-    let is_program = |name: &str| agent.shell.finds_program(name);
-    let nushell = posix::nushell_heads(script, is_command, is_program);
+    let nushell = nushell_in(agent, script);
     if !nushell.is_empty() && agent.options.on(Lever::Translation) {
         agent.ran_notes.push(format!(
             "`{}` is Nushell, not bash: that ran as a Nushell pipeline",

@@ -92,21 +92,14 @@ fn try_aside(agent: &mut Agent, turn: &crate::llm::ChatTurn, cancel: &CancelToke
     let Some(script) = posix::script_of(&pipeline) else {
         return Aside::NotRun;
     };
-    let engine = agent.shell.session().engine_state();
-    let is_command = |name: &str| engine.find_decl(name.as_bytes(), &[]).is_some();
-    let is_program = |name: &str| agent.shell.finds_program(name);
-    if !posix::nushell_heads(script, is_command, is_program).is_empty() {
+    if !call::nushell_in(agent, script).is_empty() {
         return Aside::NotRun;
     }
     let meant = rules::as_script_means(&pipeline, &agent.options.levers)
         .map_or(pipeline, |(meant, _)| meant);
-    let (plan, decision) = agent.shell.check(&meant);
-    let finds = |program: &str| agent.shell.finds_program(program);
-    let runs_unasked = plan
-        .is_some_and(|plan| crate::policy::unknown_programs(&plan.steps, finds).is_empty())
-        && decision.verdict == Verdict::Allow;
-    if !runs_unasked || may_change(&decision) {
-        return Aside::NotRun;
+    match agent.runs_unasked(&meant) {
+        Some(decision) if !may_change(&decision) => {}
+        _ => return Aside::NotRun,
     }
     let limits = agent.step_limits();
     match agent.shell.read_aside(&meant, &limits, cancel) {

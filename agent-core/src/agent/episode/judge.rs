@@ -58,11 +58,8 @@ pub(super) fn judge(
             (nu, forms)
         })
         .and_then(|(nu, forms)| {
-            let (plan, decision) = agent.shell.check(&nu);
-            let runs = plan
-                .is_some_and(|plan| crate::policy::unknown_programs(&plan.steps, finds).is_empty())
-                && decision.verdict == Verdict::Allow;
-            runs.then_some((nu, forms, decision))
+            let decision = agent.runs_unasked(&nu)?;
+            Some((nu, forms, decision))
         });
     if let Some((nu, forms, decision)) = nushell {
         agent.rules_applied(step, forms);

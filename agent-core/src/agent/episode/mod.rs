@@ -446,6 +446,15 @@ impl Agent {
         }
     }
 
+    /// The policy's verdict on `pipeline` where it parses, calls only
+    /// commands and programs that are here, and runs without a question;
+    /// `None` otherwise.
+    fn runs_unasked(&self, pipeline: &str) -> Option<Decision> {
+        let (plan, decision) = self.shell.check(pipeline);
+        (self.unknown_names(Some(&plan?)).is_empty() && decision.verdict == Verdict::Allow)
+            .then_some(decision)
+    }
+
     /// The names `plan` calls that are neither commands nor programs here.
     fn unknown_names(&self, plan: Option<&crate::policy::Plan>) -> Vec<String> {
         let finds = |program: &str| self.shell.finds_program(program);

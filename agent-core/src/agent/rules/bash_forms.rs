@@ -143,10 +143,7 @@ pub static BASH_FORMS: &[BashForm] = &[
                 ),
             ],
         ),
-        form: |e| {
-            (e.head == "head" && !e.first && e.only_numbers())
-                .then(|| format!("first {}", e.count(10)))
-        },
+        form: |e| counted(e, "head", "first"),
     },
     BashForm {
         rule: rule(
@@ -157,10 +154,7 @@ pub static BASH_FORMS: &[BashForm] = &[
                 "ls | get name | last 2",
             )],
         ),
-        form: |e| {
-            (e.head == "tail" && !e.first && e.only_numbers())
-                .then(|| format!("last {}", e.count(10)))
-        },
+        form: |e| counted(e, "tail", "last"),
     },
     BashForm {
         rule: rule(
@@ -279,6 +273,12 @@ pub static BASH_FORMS: &[BashForm] = &[
         form: |e| without_unknown_flags(e.engine, &e.head, &e.args),
     },
 ];
+
+/// `NAME -n N` after a command as Nushell's `COMMAND N` (10 where no
+/// count is given, as head(1) and tail(1) take).
+fn counted(e: &Element<'_>, name: &str, command: &str) -> Option<String> {
+    (e.head == name && !e.first && e.only_numbers()).then(|| format!("{command} {}", e.count(10)))
+}
 
 /// `NAME [-s]` after a command, with no operands, as Nushell's command of
 /// the same name, its flag `(s, long)` written `--long`.
