@@ -81,11 +81,16 @@ pub enum Lever {
     /// likely calls are tried the same way and the first that gives
     /// something is the step (see `episode/candidates.rs`).
     TryReads,
+    /// Each task's request is worked in the dialect it suits: bash (the
+    /// `posix`, `sh-only` and `answer-output` levers together) for files
+    /// and text, Nushell for a request about a data file here, piped
+    /// input or a value kept between steps (see `dialect`).
+    Dialect,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 19] = [
+    pub const ALL: [Lever; 20] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -105,6 +110,7 @@ impl Lever {
         Lever::Recall,
         Lever::Effects,
         Lever::TryReads,
+        Lever::Dialect,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -129,12 +135,13 @@ impl Lever {
             Lever::Recall => "recall",
             Lever::Effects => "effects",
             Lever::TryReads => "try-reads",
+            Lever::Dialect => "dialect",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 9] = [
+    pub const ON_TRIAL: [Lever; 10] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
@@ -144,6 +151,7 @@ impl Lever {
         Lever::Recall,
         Lever::Effects,
         Lever::TryReads,
+        Lever::Dialect,
     ];
 
     /// The lever named `name`.
@@ -220,6 +228,16 @@ impl Levers {
         &self.rules_off
     }
 
+    /// These levers with `lever` switched on (`on`) or off.
+    pub fn switch(mut self, lever: Lever, on: bool) -> Levers {
+        self.off.retain(|off| *off != lever);
+        if !on {
+            self.off.push(lever);
+            self.off.sort_unstable();
+        }
+        self
+    }
+
     /// Whether `lever` is on.
     pub fn on(&self, lever: Lever) -> bool {
         !self.off.contains(&lever)
@@ -260,7 +278,8 @@ mod tests {
                 Lever::AnswerOutput,
                 Lever::Recall,
                 Lever::Effects,
-                Lever::TryReads
+                Lever::TryReads,
+                Lever::Dialect
             ]
         );
         assert!(!levers.on(Lever::Feed));
@@ -274,5 +293,17 @@ mod tests {
         let trying = Levers::switched([Lever::Feed], [Lever::WhatIsHere]);
         assert!(trying.on(Lever::WhatIsHere) && !trying.on(Lever::EngineDocs));
         assert!(!trying.on(Lever::Feed));
+    }
+
+    #[test]
+    fn a_lever_switched_is_on_or_off_and_the_rest_as_they_were() {
+        let levers = Levers::default().switch(Lever::Posix, true);
+        assert!(levers.on(Lever::Posix) && !levers.on(Lever::ShOnly));
+        let levers = levers
+            .switch(Lever::Posix, false)
+            .switch(Lever::Feed, false);
+        assert!(!levers.on(Lever::Posix) && !levers.on(Lever::Feed));
+        assert!(levers.on(Lever::Repair));
+        assert_eq!(levers.switch(Lever::Feed, true), Levers::default());
     }
 }

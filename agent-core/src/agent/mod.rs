@@ -16,6 +16,7 @@ mod compact;
 mod copied_values;
 mod data_shape;
 mod degenerate;
+mod dialect;
 mod echo;
 mod effects;
 mod emptied;

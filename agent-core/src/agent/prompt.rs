@@ -263,6 +263,10 @@ pub fn without_example(prompt: &str) -> String {
     prompt.replacen(&format!("\n\n{EXAMPLE}"), "", 1)
 }
 
+/// What stands between a request and the input piped into it (see
+/// [`request_with_input`]).
+pub const PIPED_INPUT: &str = "\n\nInput (piped in):\n";
+
 /// The user's request with the data piped into the command rendered after
 /// it (within `tokens`), as the model sees a result.
 pub fn request_with_input(
@@ -280,12 +284,7 @@ pub fn request_with_input(
             } else {
                 request
             };
-            format!(
-                "{request}
-
-Input (piped in):
-{rendered}"
-            )
+            format!("{request}{PIPED_INPUT}{rendered}")
         }
     }
 }

@@ -17,11 +17,11 @@ use super::{
     bare_input::{self, Feed},
     bash_forms,
     compact::{self, estimate},
-    copied_values, effects, engine_docs,
+    copied_values, dialect, effects, engine_docs,
     event::{AgentEvent, AgentState, Ending, EventSink, StepStatus},
     failure::{Failure, FailureKind},
     grounding, habits, home_directory,
-    levers::Lever,
+    levers::{Lever, Levers},
     named_files, posix, prompt,
     prompt::PromptKind,
     repository, reuse, rules, scope,
@@ -152,6 +152,12 @@ pub struct Agent {
     /// The step running now was sent to the background by the model
     /// alone: it goes there only if it runs past [`BACKGROUND_GRACE`].
     background_on_its_own: bool,
+    /// The system prompt as given, in its Nushell form: each request's
+    /// dialect (see [`dialect`]) tells of its tools on it.
+    nushell_prompt: String,
+    /// The levers as given; with `dialect` on, each request sets the
+    /// levers of its dialect on them.
+    levers_given: Levers,
 }
 
 impl Agent {
@@ -184,21 +190,10 @@ impl Agent {
         for _ in 0..earlier_outs(&messages) {
             shell.adopt_out(Value::string(NOT_KEPT, nu_protocol::Span::unknown()));
         }
-        // The `sh` tool, where offered, is told of with the Nushell.
-        let system_prompt = if options.offers_sh() {
-            let form = if options.on(Lever::ShOnly) {
-                posix::ShPrompt::Only
-            } else if options.on(Lever::ShellFirst) {
-                posix::ShPrompt::First
-            } else {
-                posix::ShPrompt::Beside
-            };
-            posix::with_sh_tool(&system_prompt, form)
-        } else {
-            system_prompt
-        };
-        let mut all = vec![Message::system(system_prompt)];
+        let nushell_prompt = system_prompt;
+        let mut all = vec![Message::system(told_of_tools(&nushell_prompt, &options))];
         all.extend(messages.into_iter().filter(|m| m.role != Role::System));
+        let levers_given = options.levers.clone();
         Agent {
             backend,
             shell,
@@ -225,6 +220,8 @@ impl Agent {
             request: String::new(),
             instructions: Vec::new(),
             background_on_its_own: false,
+            nushell_prompt,
+            levers_given,
         }
     }
 
@@ -316,6 +313,7 @@ impl Agent {
 
     /// Work on `request` until the model answers or the loop stops.
     pub fn run(&mut self, request: &str, cancel: &CancelToken) -> Ending {
+        self.choose_dialect(request);
         let mut message = self.with_named_files(request, cancel);
         if self.options.kind == PromptKind::Task {
             // The engine's commands last: the values of their examples
@@ -355,6 +353,29 @@ impl Agent {
             transcript.end(&ending, steps);
         }
         ending
+    }
+
+    /// With the `dialect` lever, a task's `request` is worked in the
+    /// dialect it suits: its levers set (see [`dialect::levers_for`]) and
+    /// the system prompt telling of its tools.
+    fn choose_dialect(&mut self, request: &str) {
+        if self.options.kind != PromptKind::Task || !self.levers_given.on(Lever::Dialect) {
+            return;
+        }
+        let choice = dialect::choose(
+            request,
+            &self.shell.cwd(),
+            self.shell.session().engine_state(),
+        );
+        self.options.levers = dialect::levers_for(self.levers_given.clone(), choice.dialect);
+        let prompt = told_of_tools(&self.nushell_prompt, &self.options);
+        if let Some(system) = self.messages.first_mut().filter(|m| m.role == Role::System) {
+            *system = Message::system(prompt);
+        }
+        self.emit(AgentEvent::RuleApplied {
+            step: 0,
+            rule: choice.rule(),
+        });
     }
 
     /// `request` with the shape of each file it names, read aside (see
@@ -510,6 +531,22 @@ impl Agent {
 
 /// What makes two calls the same: the tool and its arguments; for `nu`,
 /// the pipeline alone (another `why` or `background` runs the same).
+/// The system prompt `nushell_prompt` telling of the `sh` tool where
+/// `options` offer it, in the form their levers ask for.
+fn told_of_tools(nushell_prompt: &str, options: &AgentOptions) -> String {
+    if !options.offers_sh() {
+        return nushell_prompt.to_string();
+    }
+    let form = if options.on(Lever::ShOnly) {
+        posix::ShPrompt::Only
+    } else if options.on(Lever::ShellFirst) {
+        posix::ShPrompt::First
+    } else {
+        posix::ShPrompt::Beside
+    };
+    posix::with_sh_tool(nushell_prompt, form)
+}
+
 fn call_key(call: &crate::llm::ToolCall) -> String {
     match Action::from_call(call) {
         Action::Run { pipeline, .. } => format!("{} {}", call.name, normalize(&pipeline)),
