@@ -277,6 +277,23 @@ pub fn is_shell_word(name: &str) -> bool {
     crate::policy::shell_words::is_bash_word(name)
 }
 
+/// The arguments of each command of `script` that runs `program` (its
+/// words after the name, unquoted); empty where none does or the
+/// tokenizer cannot read it.
+pub fn arguments_of(script: &str, program: &str) -> Vec<Vec<String>> {
+    commands(script)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|command| {
+            command
+                .words
+                .first()
+                .is_some_and(|head| head.trim_start_matches('^') == program)
+        })
+        .map(|command| command.words.into_iter().skip(1).collect())
+        .collect()
+}
+
 /// Whether one of `script`'s commands, as the shell's tokenizer reads
 /// them, is headed by one of `programs` (`grep` in `ls | grep x`, not in
 /// `echo grep`).

@@ -75,6 +75,29 @@ impl Outcome<'_> {
         self.stderr_text().contains("No such file or directory")
     }
 
+    /// The script it ran, where it was one (else the pipeline).
+    fn script(&self) -> &str {
+        crate::agent::posix::script_of(self.pipeline).unwrap_or(self.pipeline)
+    }
+
+    /// The folder an `ls -d` named alone (no glob), so listed itself
+    /// instead of what is in it.
+    fn ls_folder_itself(&self) -> Option<String> {
+        let folders: Vec<String> = crate::agent::posix::arguments_of(self.script(), "ls")
+            .into_iter()
+            .filter(|words| {
+                words.iter().any(|word| {
+                    word.starts_with('-') && !word.starts_with("--") && word.contains('d')
+                })
+            })
+            .flat_map(|words| words.into_iter().filter(|word| !word.starts_with('-')))
+            .collect();
+        let alone = folders
+            .iter()
+            .all(|folder| !folder.contains(['*', '?', '[']) && self.cwd.join(folder).is_dir());
+        folders.into_iter().next().filter(|_| alone)
+    }
+
     /// What a program it ran wrote to stderr, as text.
     fn stderr_text(&self) -> &str {
         self.stderr
@@ -533,6 +556,27 @@ pub static NOTES: &[Note] = &[
     },
     Note {
         rule: rule(
+            "ls-d-names-the-folder",
+            "`ls -d DIR` names the folder itself, not what is in it; a small model asked for a folder's contents answers with the folder",
+            &[
+                becomes("^bash -c r#'ls -d sub'#", "itself"),
+                becomes("^bash -c r#'ls -ld sub | awk '{print $9}''#", "itself"),
+                leaves("^bash -c r#'ls -d */'#"),
+                leaves("^bash -c r#'ls sub'#"),
+            ],
+        ),
+        group: Group::Each,
+        place: Place::After,
+        say: |outcome, _| {
+            outcome.ls_folder_itself().map(|folder| {
+                format!(
+                    "`ls -d {folder}` names the folder `{folder}` itself, not what is in it: `ls -l {folder}` lists its entries; `find {folder} -maxdepth 1 -type d` its folders."
+                )
+            })
+        },
+    },
+    Note {
+        rule: rule(
             "no-line-matched",
             "grep's exit status 1 means no line matched, not an error; read as a failure, a small model drops the search and guesses",
             &[
@@ -574,6 +618,7 @@ pub static NOTES: &[Note] = &[
                 && outcome.task
                 && !outcome.changed_nothing()
                 && !outcome.named_a_missing_path()
+                && outcome.ls_folder_itself().is_none()
                 && (outcome.changes || !outcome.found_nothing()))
             .then(|| match outcome.recalled {
                 Some(request) => recall(request),
