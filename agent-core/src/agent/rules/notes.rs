@@ -75,15 +75,12 @@ impl Outcome<'_> {
         self.stderr_text().contains("No such file or directory")
     }
 
-    /// The script it ran, where it was one (else the pipeline).
-    fn script(&self) -> &str {
-        crate::agent::posix::script_of(self.pipeline).unwrap_or(self.pipeline)
-    }
-
-    /// The folder an `ls -d` named alone (no glob), so listed itself
-    /// instead of what is in it.
+    /// The folder an `ls -d` of a bash script named alone (no glob), so
+    /// listed itself instead of what is in it. Not Nushell's `ls`: its
+    /// note would send it to bash's `find`.
     fn ls_folder_itself(&self) -> Option<String> {
-        let folders: Vec<String> = crate::agent::posix::arguments_of(self.script(), "ls")
+        let script = crate::agent::posix::script_of(self.pipeline)?;
+        let folders: Vec<String> = crate::agent::posix::arguments_of(script, "ls")
             .into_iter()
             .filter(|words| {
                 words.iter().any(|word| {
@@ -563,6 +560,7 @@ pub static NOTES: &[Note] = &[
                 becomes("^bash -c r#'ls -ld sub | awk '{print $9}''#", "itself"),
                 leaves("^bash -c r#'ls -d */'#"),
                 leaves("^bash -c r#'ls sub'#"),
+                leaves("ls -d sub"),
             ],
         ),
         group: Group::Each,
