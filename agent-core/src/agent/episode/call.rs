@@ -333,9 +333,6 @@ fn run(
     agent.observed(episode, step, ran, key, changes_before, text, status)
 }
 
-/// The pipeline of an `sh` call as it runs, and whether it is still a
-/// script: Nushell written as a script (`open f | lines`) runs as the
-/// Nushell it is, and a `find -exec` left open is closed.
 /// The commands of `script` that are Nushell's, not programs here (see
 /// [`posix::nushell_heads`]).
 pub(super) fn nushell_in(agent: &Agent, script: &str) -> Vec<String> {
@@ -345,6 +342,9 @@ pub(super) fn nushell_in(agent: &Agent, script: &str) -> Vec<String> {
     posix::nushell_heads(script, is_command, is_program)
 }
 
+/// The pipeline of an `sh` call as it runs, and whether it is still a
+/// script: Nushell written as a script (`open f | lines`) runs as the
+/// Nushell it is, and a `find -exec` left open is closed.
 fn as_script(agent: &mut Agent, step: usize, pipeline: String) -> (String, bool) {
     let Some(script) = posix::script_of(&pipeline) else {
         return (pipeline, true);

@@ -529,8 +529,6 @@ impl Agent {
     }
 }
 
-/// What makes two calls the same: the tool and its arguments; for `nu`,
-/// the pipeline alone (another `why` or `background` runs the same).
 /// The system prompt `nushell_prompt` telling of the `sh` tool where
 /// `options` offer it, in the form their levers ask for.
 fn told_of_tools(nushell_prompt: &str, options: &AgentOptions) -> String {
@@ -547,6 +545,8 @@ fn told_of_tools(nushell_prompt: &str, options: &AgentOptions) -> String {
     posix::with_sh_tool(nushell_prompt, form)
 }
 
+/// What makes two calls the same: the tool and its arguments; for `nu`,
+/// the pipeline alone (another `why` or `background` runs the same).
 fn call_key(call: &crate::llm::ToolCall) -> String {
     match Action::from_call(call) {
         Action::Run { pipeline, .. } => format!("{} {}", call.name, normalize(&pipeline)),
