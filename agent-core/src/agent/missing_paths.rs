@@ -63,20 +63,70 @@ pub fn nearest(path: &str, cwd: &Path) -> Vec<String> {
     if full.symlink_metadata().is_ok() {
         return Vec::new();
     }
-    if let Some(near) = letters_off(&full) {
-        let shown = if Path::new(path).is_absolute() {
+    let shown = |near: &Path| {
+        if Path::new(path).is_absolute() {
             near.display().to_string()
         } else {
             near.strip_prefix(cwd)
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|_| near.display().to_string())
-        };
-        return vec![shown];
+        }
+    };
+    if let Some(near) = letters_off(&full) {
+        return vec![shown(&near)];
+    }
+    let extended = named_with_an_extension(path, cwd);
+    if !extended.is_empty() {
+        return extended;
     }
     match Path::new(path).file_name().and_then(|n| n.to_str()) {
         Some(name) => named_below(name, cwd),
         None => Vec::new(),
     }
+}
+
+/// The entries beside `path` (seen from `cwd`, shown as `path` is
+/// written) whose name is its name with an extension: `notes` →
+/// `notes.txt`. Empty where `path` is there, or none is.
+pub fn named_with_an_extension(path: &str, cwd: &Path) -> Vec<String> {
+    let full = cwd.join(path);
+    if full.symlink_metadata().is_ok() {
+        return Vec::new();
+    }
+    let written = Path::new(path);
+    with_an_extension(&full)
+        .into_iter()
+        .filter_map(|near| {
+            let name = near.file_name()?;
+            Some(written.with_file_name(name).display().to_string())
+        })
+        .collect()
+}
+
+/// The entries beside `path` whose name is its name with an extension
+/// (`notes` → `notes.txt`, `notes.md`): a name written without its
+/// extension. At most [`MOST_FOUND`], by name.
+fn with_an_extension(path: &Path) -> Vec<PathBuf> {
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str()))
+    else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .take(MOST_ENTRIES)
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|entry| {
+            entry.strip_prefix(name).is_some_and(|rest| {
+                rest.len() > 1 && rest.starts_with('.') && !rest[1..].contains('.')
+            })
+        })
+        .map(|entry| folder.join(entry))
+        .collect();
+    found.sort();
+    found.truncate(MOST_FOUND);
+    found
 }
 
 /// `path` with each missing part replaced by the one entry of its folder
@@ -200,6 +250,26 @@ mod tests {
         // There after all, or nothing like it: nothing to say.
         assert!(nearest("dir1", &work).is_empty());
         assert!(nearest("zzz.md", &work).is_empty());
+    }
+
+    #[test]
+    fn a_name_written_without_its_extension_is_found_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("folder1")).unwrap();
+        for file in ["text2.txt", "text2.md", "text20.txt", "text2.txt.bak"] {
+            std::fs::write(root.join("folder1").join(file), "x").unwrap();
+        }
+        assert_eq!(
+            nearest("folder1/text2", root),
+            ["folder1/text2.md", "folder1/text2.txt"]
+        );
+        let absolute = root.join("folder1/text2").display().to_string();
+        assert_eq!(
+            nearest(&absolute, root)[1],
+            root.join("folder1/text2.txt").display().to_string()
+        );
+        assert!(nearest("folder1/text9", root).is_empty());
     }
 
     #[test]

@@ -95,6 +95,32 @@ impl Outcome<'_> {
         folders.into_iter().next().filter(|_| alone)
     }
 
+    /// The names an `rm -f` of a bash script was given that are not here
+    /// now, each with the files beside it of its name and an extension
+    /// (`text2` → `text2.txt`): `-f` says nothing of a name that is not
+    /// there. Not a name a few letters off, nor one in another folder:
+    /// after a removal those may be the files that are left.
+    fn removed_names_not_here(&self) -> Vec<(String, Vec<String>)> {
+        let Some(script) = crate::agent::posix::script_of(self.pipeline) else {
+            return Vec::new();
+        };
+        crate::agent::posix::arguments_of(script, "rm")
+            .into_iter()
+            .filter(|words| {
+                words.iter().any(|word| {
+                    word == "--force"
+                        || (word.starts_with('-') && !word.starts_with("--") && word.contains('f'))
+                })
+            })
+            .flat_map(|words| words.into_iter().filter(|word| !word.starts_with('-')))
+            .filter(|name| !name.contains(['*', '?', '[', '$', '{']))
+            .filter_map(|name| {
+                let near = missing_paths::named_with_an_extension(&name, self.cwd);
+                (!near.is_empty()).then_some((name, near))
+            })
+            .collect()
+    }
+
     /// What a program it ran wrote to stderr, as text.
     fn stderr_text(&self) -> &str {
         self.stderr
@@ -575,6 +601,39 @@ pub static NOTES: &[Note] = &[
     },
     Note {
         rule: rule(
+            "rm-f-names-nothing-here",
+            "`rm -f` is silent about a name that is not there; a small model that wrote a file's name without its extension answers that it was removed",
+            &[
+                becomes("^bash -c r#'rm -f sub/c'#", "`sub/c.txt` is"),
+                leaves("^bash -c r#'rm -f sub/c.tx'#"),
+                leaves("^bash -c r#'rm -f sub/c.txt'#"),
+                leaves("^bash -c r#'rm sub/c'#"),
+                leaves("^bash -c r#'rm -f sub/*.log'#"),
+            ],
+        ),
+        group: Group::Each,
+        place: Place::After,
+        say: |outcome, _| {
+            if !outcome.ok() {
+                return None;
+            }
+            let found: Vec<String> = outcome
+                .removed_names_not_here()
+                .into_iter()
+                .map(|(name, near)| {
+                    format!("`{name}` is not here now, but {} is", quoted_list(&near))
+                })
+                .collect();
+            (!found.is_empty()).then(|| {
+                format!(
+                    "`rm -f` says nothing of a name that is not there: {}. If that is the file meant, remove it by the name that is there.",
+                    found.join("; ")
+                )
+            })
+        },
+    },
+    Note {
+        rule: rule(
             "no-line-matched",
             "grep's exit status 1 means no line matched, not an error; read as a failure, a small model drops the search and guesses",
             &[
@@ -617,6 +676,7 @@ pub static NOTES: &[Note] = &[
                 && !outcome.changed_nothing()
                 && !outcome.named_a_missing_path()
                 && outcome.ls_folder_itself().is_none()
+                && outcome.removed_names_not_here().is_empty()
                 && (outcome.changes || !outcome.found_nothing()))
             .then(|| match outcome.recalled {
                 Some(request) => recall(request),
