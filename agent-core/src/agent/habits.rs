@@ -239,6 +239,35 @@ pub fn unknown_programs_message(engine: &EngineState, names: &[String]) -> Strin
     text
 }
 
+/// What the model is told of programs a bash script runs that are not on
+/// this machine: the script's own way where there is a known one (the
+/// `sh` tool is the one to call again, not `nu`).
+pub fn unknown_programs_in_script_message(names: &[String]) -> String {
+    let mut text = String::from("Nothing ran.");
+    for name in names {
+        text.push_str(&format!("\n`{name}` is not a program on this machine"));
+        match BASH_FORMS.iter().find(|(program, _)| program == name) {
+            Some((_, form)) => text.push_str(&format!("; in bash: {form}.")),
+            None => text.push_str(
+                "; do it with the programs a script has here (`find`, `mv`, `sed`, `awk`).",
+            ),
+        }
+    }
+    text.push_str("\nFix the script and call `sh` again.");
+    text
+}
+
+/// Programs a model reaches for that a plain machine may lack, and the
+/// bash that does their work.
+const BASH_FORMS: &[(&str, &str)] = &[
+    (
+        "rename",
+        "a loop of `mv`: `for f in DIR/*; do mv \"$f\" \"${f//from/to}\"; done` (`find DIR -type f` for a tree)",
+    ),
+    ("tree", "`find DIR` lists a tree"),
+    ("python", "`python3`"),
+];
+
 /// The engine's own word for a habit the table lacks: the commands (at
 /// most three) whose search terms name `name` (`push` → `append`).
 pub(super) fn commands_named_by(engine: &EngineState, name: &str) -> Vec<String> {

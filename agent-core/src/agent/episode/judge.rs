@@ -82,7 +82,10 @@ pub(super) fn judge(
         return run::checked(agent, step, &programs, why, decision, cancel);
     }
     if !unknown.is_empty() {
-        let text = habits::unknown_programs_message(engine, &unknown);
+        let text = match posix::script_of(&pipeline) {
+            Some(_) => habits::unknown_programs_in_script_message(&unknown),
+            None => habits::unknown_programs_message(engine, &unknown),
+        };
         let label = format!("not a command: {}", unknown.join(", "));
         let preview = format!("`{}` is not a command or a program", unknown[0]);
         return not_run(agent, step, &pipeline, why, label, preview, text);

@@ -25,6 +25,21 @@ fn invented_names_are_errors_with_the_nushell_form() {
 }
 
 #[test]
+fn a_script_is_told_of_its_missing_programs_in_bash() {
+    let text = unknown_programs_in_script_message(&["rename".to_string(), "frobnicate".into()]);
+    assert!(
+        text.contains("`rename` is not a program on this machine; in bash: a loop of `mv`"),
+        "{text}"
+    );
+    assert!(text.contains("`frobnicate` is not a program"), "{text}");
+    assert!(text.ends_with("call `sh` again."), "{text}");
+    assert!(
+        !text.contains("Nushell") && !text.contains("`nu`"),
+        "{text}"
+    );
+}
+
+#[test]
 fn each_renamed_habit_names_a_nushell_command() {
     let engine = Engine::standard();
     let state = engine.state();
