@@ -86,11 +86,15 @@ pub enum Lever {
     /// and text, Nushell for a request about a data file here, piped
     /// input or a value kept between steps (see `dialect`).
     Dialect,
+    /// With `answer-output`, a script's text of an exact known form (a
+    /// long listing, `du`'s sizes, counts per file or per value) is
+    /// returned as the table it stands for (see `text_tables`).
+    TextTables,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 20] = [
+    pub const ALL: [Lever; 21] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -111,6 +115,7 @@ impl Lever {
         Lever::Effects,
         Lever::TryReads,
         Lever::Dialect,
+        Lever::TextTables,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -136,12 +141,13 @@ impl Lever {
             Lever::Effects => "effects",
             Lever::TryReads => "try-reads",
             Lever::Dialect => "dialect",
+            Lever::TextTables => "text-tables",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 10] = [
+    pub const ON_TRIAL: [Lever; 11] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
@@ -152,6 +158,7 @@ impl Lever {
         Lever::Effects,
         Lever::TryReads,
         Lever::Dialect,
+        Lever::TextTables,
     ];
 
     /// The lever named `name`.
@@ -279,7 +286,8 @@ mod tests {
                 Lever::Recall,
                 Lever::Effects,
                 Lever::TryReads,
-                Lever::Dialect
+                Lever::Dialect,
+                Lever::TextTables
             ]
         );
         assert!(!levers.on(Lever::Feed));

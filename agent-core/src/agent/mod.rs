@@ -42,6 +42,7 @@ mod rules;
 mod scope;
 mod settings;
 mod suggest;
+mod text_tables;
 mod tools;
 mod transcript;
 mod usage;

@@ -146,7 +146,13 @@ impl Agent {
         // as the list of those paths, ready to pipe.
         let table = match (table, any_output) {
             (Some((n, value)), true) => {
-                let listed = paths_listed(&value, &self.shell.cwd());
+                let cwd = self.shell.cwd();
+                let listed = paths_listed(&value, &cwd).or_else(|| {
+                    self.options
+                        .on(Lever::TextTables)
+                        .then(|| crate::agent::text_tables::tabulated(&value, &cwd))
+                        .flatten()
+                });
                 Some((n, listed.unwrap_or(value)))
             }
             (table, _) => table,
