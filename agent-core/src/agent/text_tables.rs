@@ -96,87 +96,67 @@ fn long_listing(lines: &[&str], span: Span) -> Option<Vec<Value>> {
 
 /// `du`'s `SIZE<tab>PATH` lines.
 fn sized_paths(lines: &[&str], here: &dyn Fn(&str) -> bool, span: Span) -> Option<Vec<Value>> {
-    lines
-        .iter()
-        .map(|line| {
-            let found = SIZE_TAB_PATH.captures(line)?;
-            here(&found[2]).then(|| {
-                row(
-                    span,
-                    [
-                        ("path", Value::string(&found[2], span)),
-                        ("size", size_value(&found[1], span)),
-                    ],
-                )
-            })
-        })
-        .collect()
+    each_line(lines, &SIZE_TAB_PATH, |found| {
+        here(&found[2]).then(|| path_row(span, &found[2], ("size", size_value(&found[1], span))))
+    })
 }
 
 /// `grep -c`'s `PATH:N` lines over several files.
 fn paths_counted(lines: &[&str], here: &dyn Fn(&str) -> bool, span: Span) -> Option<Vec<Value>> {
-    lines
-        .iter()
-        .map(|line| {
-            let found = PATH_COLON_COUNT.captures(line)?;
-            let count = found[2].parse::<i64>().ok()?;
-            here(&found[1]).then(|| {
-                row(
-                    span,
-                    [
-                        ("path", Value::string(&found[1], span)),
-                        ("count", Value::int(count, span)),
-                    ],
-                )
-            })
-        })
-        .collect()
+    each_line(lines, &PATH_COLON_COUNT, |found| {
+        let count = found[2].parse::<i64>().ok()?;
+        here(&found[1]).then(|| path_row(span, &found[1], ("count", Value::int(count, span))))
+    })
 }
 
 /// `wc`'s `N PATH` lines, its `N total` line left out.
 fn counted_paths(lines: &[&str], here: &dyn Fn(&str) -> bool, span: Span) -> Option<Vec<Value>> {
-    let rows: Vec<&&str> = lines
+    let is_total =
+        |line: &&str| lines.len() > 1 && line.trim_start().ends_with(" total") && !here("total");
+    let rows: Vec<&str> = lines
         .iter()
-        .filter(|line| {
-            !(lines.len() > 1 && line.trim_start().ends_with(" total") && !here("total"))
-        })
+        .copied()
+        .filter(|line| !is_total(line))
         .collect();
     if rows.is_empty() {
         return None;
     }
-    rows.into_iter()
-        .map(|line| {
-            let found = COUNT_PATH.captures(line)?;
-            let count = found[1].parse::<i64>().ok()?;
-            here(&found[2]).then(|| {
-                row(
-                    span,
-                    [
-                        ("path", Value::string(&found[2], span)),
-                        ("count", Value::int(count, span)),
-                    ],
-                )
-            })
-        })
-        .collect()
+    each_line(&rows, &COUNT_PATH, |found| {
+        let count = found[1].parse::<i64>().ok()?;
+        here(&found[2]).then(|| path_row(span, &found[2], ("count", Value::int(count, span))))
+    })
 }
 
 /// `uniq -c`'s `  N VALUE` lines (each count right-aligned after spaces).
 fn counted_values(lines: &[&str], span: Span) -> Option<Vec<Value>> {
+    each_line(lines, &COUNT_VALUE, |found| {
+        let count = found[1].parse::<i64>().ok()?;
+        Some(row(
+            span,
+            [
+                ("count", Value::int(count, span)),
+                ("value", Value::string(found[2].trim(), span)),
+            ],
+        ))
+    })
+}
+
+/// A row made by `make` of each line's match of `pattern`; `None` where
+/// a line does not match or `make` gives none.
+fn each_line(
+    lines: &[&str],
+    pattern: &Regex,
+    make: impl Fn(&regex::Captures) -> Option<Value>,
+) -> Option<Vec<Value>> {
     lines
         .iter()
-        .map(|line| {
-            let found = COUNT_VALUE.captures(line)?;
-            let count = found[1].parse::<i64>().ok()?;
-            Some(row(
-                span,
-                [
-                    ("count", Value::int(count, span)),
-                    ("value", Value::string(found[2].trim(), span)),
-                ],
-            ))
-        })
+        .map(|line| make(&pattern.captures(line)?))
         .collect()
+}
+
+/// A row of `path` and one more column.
+fn path_row(span: Span, path: &str, (name, value): (&str, Value)) -> Value {
+    row(span, [("path", Value::string(path, span)), (name, value)])
 }
 
 /// A record of `columns`.
