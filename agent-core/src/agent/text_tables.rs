@@ -37,16 +37,19 @@ pub fn tabulated(value: &Value, cwd: &Path) -> Option<Value> {
     if lines.is_empty() {
         return None;
     }
-    let here = |path: &str| {
-        let path = path.strip_prefix("./").unwrap_or(path);
-        !path.is_empty() && cwd.join(path).symlink_metadata().is_ok()
-    };
+    let here = |path: &str| is_here(path, cwd);
     let rows = long_listing(&lines, span)
         .or_else(|| sized_paths(&lines, &here, span))
         .or_else(|| paths_counted(&lines, &here, span))
         .or_else(|| counted_paths(&lines, &here, span))
         .or_else(|| counted_values(&lines, span))?;
     Some(Value::list(rows, span))
+}
+
+/// Whether `path`, as a program wrote it (`./a.txt`), is here in `cwd`.
+pub fn is_here(path: &str, cwd: &Path) -> bool {
+    let path = path.strip_prefix("./").unwrap_or(path);
+    !path.is_empty() && cwd.join(path).symlink_metadata().is_ok()
 }
 
 static LONG_LINE: LazyLock<Regex> = LazyLock::new(|| {

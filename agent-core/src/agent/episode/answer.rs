@@ -270,7 +270,7 @@ pub(super) fn paths_listed(value: &Value, cwd: &std::path::Path) -> Option<Value
     let paths: Vec<&str> = lines
         .iter()
         .map(|line| line.strip_prefix("./").unwrap_or(line))
-        .filter(|path| !path.is_empty() && cwd.join(path).symlink_metadata().is_ok())
+        .filter(|path| crate::agent::text_tables::is_here(path, cwd))
         .collect();
     if paths.is_empty() || paths.len() != lines.len() {
         return None;

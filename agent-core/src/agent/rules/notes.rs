@@ -79,16 +79,7 @@ impl Outcome<'_> {
     /// listed itself instead of what is in it. Not Nushell's `ls`: its
     /// note would send it to bash's `find`.
     fn ls_folder_itself(&self) -> Option<String> {
-        let script = crate::agent::posix::script_of(self.pipeline)?;
-        let folders: Vec<String> = crate::agent::posix::arguments_of(script, "ls")
-            .into_iter()
-            .filter(|words| {
-                words.iter().any(|word| {
-                    word.starts_with('-') && !word.starts_with("--") && word.contains('d')
-                })
-            })
-            .flat_map(|words| words.into_iter().filter(|word| !word.starts_with('-')))
-            .collect();
+        let folders = self.operands_flagged("ls", 'd', &[]);
         let alone = folders
             .iter()
             .all(|folder| !folder.contains(['*', '?', '[']) && self.cwd.join(folder).is_dir());
@@ -101,23 +92,34 @@ impl Outcome<'_> {
     /// there. Not a name a few letters off, nor one in another folder:
     /// after a removal those may be the files that are left.
     fn removed_names_not_here(&self) -> Vec<(String, Vec<String>)> {
-        let Some(script) = crate::agent::posix::script_of(self.pipeline) else {
-            return Vec::new();
-        };
-        crate::agent::posix::arguments_of(script, "rm")
+        self.operands_flagged("rm", 'f', &["--force"])
             .into_iter()
-            .filter(|words| {
-                words.iter().any(|word| {
-                    word == "--force"
-                        || (word.starts_with('-') && !word.starts_with("--") && word.contains('f'))
-                })
-            })
-            .flat_map(|words| words.into_iter().filter(|word| !word.starts_with('-')))
             .filter(|name| !name.contains(['*', '?', '[', '$', '{']))
             .filter_map(|name| {
                 let near = missing_paths::named_with_an_extension(&name, self.cwd);
                 (!near.is_empty()).then_some((name, near))
             })
+            .collect()
+    }
+
+    /// The operands (words not starting with `-`) of each command of a
+    /// bash script that runs `program` with the short flag `short` (alone
+    /// or among others: `-ld`) or one of `long`; empty for Nushell.
+    fn operands_flagged(&self, program: &str, short: char, long: &[&str]) -> Vec<String> {
+        let Some(script) = crate::agent::posix::script_of(self.pipeline) else {
+            return Vec::new();
+        };
+        crate::agent::posix::arguments_of(script, program)
+            .into_iter()
+            .filter(|words| {
+                words.iter().any(|word| {
+                    long.contains(&word.as_str())
+                        || (word.starts_with('-')
+                            && !word.starts_with("--")
+                            && word.contains(short))
+                })
+            })
+            .flat_map(|words| words.into_iter().filter(|word| !word.starts_with('-')))
             .collect()
     }
 
