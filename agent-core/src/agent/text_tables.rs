@@ -114,8 +114,10 @@ fn paths_counted(lines: &[&str], here: &dyn Fn(&str) -> bool, span: Span) -> Opt
 
 /// `wc`'s `N PATH` lines, its `N total` line left out.
 fn counted_paths(lines: &[&str], here: &dyn Fn(&str) -> bool, span: Span) -> Option<Vec<Value>> {
-    let is_total =
-        |line: &&str| lines.len() > 1 && line.trim_start().ends_with(" total") && !here("total");
+    // A file named `total` here makes the line a file's count; looked
+    // for once, not per line.
+    let totals = lines.len() > 1 && !here("total");
+    let is_total = |line: &&str| totals && line.trim_start().ends_with(" total");
     let rows: Vec<&str> = lines
         .iter()
         .copied()
