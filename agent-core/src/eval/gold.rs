@@ -366,7 +366,12 @@ fn facts(output: &str) -> Vec<Fact> {
         let kept: Vec<&str> = match tokens.first() {
             Some(first) if is_mode(first) => long_listing(&tokens),
             Some(&"total") if tokens.len() == 2 => Vec::new(),
-            _ => tokens,
+            // `wc`'s and `du -c`'s last line: the figure, not its label.
+            Some(figure) if tokens.len() == 2 && tokens[1] == "total" => vec![*figure],
+            _ => match mode_after_counts(&tokens) {
+                Some(at) => long_listing(&tokens[at..]),
+                None => tokens,
+            },
         };
         for token in kept {
             for piece in token.split([
@@ -415,6 +420,15 @@ fn long_listing<'a>(tokens: &[&'a str]) -> Vec<&'a str> {
     let mut kept: Vec<&str> = tokens.get(4).copied().into_iter().collect();
     kept.extend(tokens.iter().skip(8).copied().filter(|t| *t != "->"));
     kept
+}
+
+/// Where a long listing starts after the block counts `ls -s` and
+/// `find -ls` write before it (inode, blocks): the mode's place when one or
+/// two whole numbers come first. Those counts are the file system's
+/// bookkeeping, like `ls -l`'s `total N`, not facts.
+fn mode_after_counts(tokens: &[&str]) -> Option<usize> {
+    let at = tokens.iter().take(3).position(|t| is_mode(t))?;
+    (at > 0 && tokens[..at].iter().all(|t| t.parse::<u64>().is_ok())).then_some(at)
 }
 
 /// A permission string such as `-rwxr-xr-x` or `drwxr-xr-x.`.
@@ -696,5 +710,18 @@ mod tests {
             .map(|f| f.text)
             .collect();
         assert_eq!(found, ["dir1/a.txt", "Hello", "World"]);
+    }
+
+    #[test]
+    fn block_counts_before_a_long_listing_are_not_facts() {
+        let sized = "4 -rw-r--r-- 1 root root 4096 Dec  6 06:41 dir1/file.txt\n";
+        let found: Vec<String> = facts(sized).into_iter().map(|f| f.text).collect();
+        assert_eq!(found, ["4096", "dir1/file.txt"]);
+        let find_ls = "131 4 -rw-r--r-- 1 root root 22 Dec  6 06:41 /testbed/a.txt\n";
+        let found: Vec<String> = facts(find_ls).into_iter().map(|f| f.text).collect();
+        assert_eq!(found, ["22", "testbed/a.txt"]);
+        let counted = "12 a.txt\n8 b.txt\n20 total\n";
+        let found: Vec<String> = facts(counted).into_iter().map(|f| f.text).collect();
+        assert_eq!(found, ["12", "a.txt", "8", "b.txt", "20"]);
     }
 }
