@@ -542,7 +542,11 @@ fn told_of_tools(nushell_prompt: &str, options: &AgentOptions) -> String {
     } else {
         posix::ShPrompt::Beside
     };
-    posix::with_sh_tool(nushell_prompt, form)
+    let prompt = posix::with_sh_tool(nushell_prompt, form);
+    if options.on(Lever::PlanFirst) {
+        return super::prompt::with_plan_first(&prompt);
+    }
+    prompt
 }
 
 /// What makes two calls the same: the tool and its arguments; for `nu`,
