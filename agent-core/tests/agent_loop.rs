@@ -2851,55 +2851,6 @@ fn with_sh_only_scripts_are_the_one_tool_and_an_answer_returns_their_text() {
     assert!(requests[0].tools.iter().any(|t| t.name == "nu"));
 }
 
-/// With `plan-first` (on trial, with the `sh` tool) a script's call reads
-/// the request back before the script: the tool asks for `plan` first,
-/// the prompt's example call is written so, and the call runs its script
-/// with the plan as its why.
-#[test]
-fn with_plan_first_a_script_s_call_starts_with_its_plan() {
-    let dir = tempfile::tempdir().unwrap();
-    for name in ["a.txt", "b.txt"] {
-        std::fs::write(dir.path().join(name), "x\n").unwrap();
-    }
-    let planned = call(
-        "sh",
-        serde_json::json!({"plan": "the text files here, by name", "script": "ls *.txt"}),
-    );
-    let with = vec![
-        Lever::Posix,
-        Lever::ShOnly,
-        Lever::AnswerOutput,
-        Lever::PlanFirst,
-    ];
-    let mut ep = episode_in(
-        dir,
-        vec![planned, answer("The text files are listed.")],
-        Policy::default(),
-        AgentOptions::default().without(Levers::switched([], with)),
-        Vec::new(),
-    );
-    let ending = ep
-        .agent
-        .run("which text files are here?", &CancelToken::new());
-    let requests = ep.requests.lock().unwrap().clone();
-    let sh = requests[0].tools.iter().find(|t| t.name == "sh").unwrap();
-    assert_eq!(
-        sh.parameters["required"],
-        serde_json::json!(["plan", "script"])
-    );
-    let prompt = &requests[0].messages[0].content;
-    assert!(prompt.contains("sh {\"plan\": "), "{prompt}");
-    let Ending::Answered {
-        data: Some(Value::List { vals, .. }),
-        ..
-    } = ending
-    else {
-        panic!("{ending:?}")
-    };
-    let names: Vec<&str> = vals.iter().filter_map(|v| v.as_str().ok()).collect();
-    assert_eq!(names, ["a.txt", "b.txt"]);
-}
-
 /// `request` worked on in a folder holding `file` (name, text), with the
 /// levers on trial `with` switched on and every question answered yes.
 fn run_approved(
