@@ -90,15 +90,11 @@ pub enum Lever {
     /// long listing, `du`'s sizes, counts per file or per value) is
     /// returned as the table it stands for (see `text_tables`).
     TextTables,
-    /// The `sh` tool's call says what the request wants before the
-    /// script (its `plan` argument comes first), so the script is written
-    /// after the request is read back (see `posix::tool_def`).
-    PlanFirst,
 }
 
 impl Lever {
     /// Every lever, in the order of the eval's rows.
-    pub const ALL: [Lever; 22] = [
+    pub const ALL: [Lever; 21] = [
         Lever::PipelineGrammar,
         Lever::NamedFiles,
         Lever::Example,
@@ -120,7 +116,6 @@ impl Lever {
         Lever::TryReads,
         Lever::Dialect,
         Lever::TextTables,
-        Lever::PlanFirst,
     ];
 
     /// The lever's name on the command line (`show-as-ran`).
@@ -147,13 +142,12 @@ impl Lever {
             Lever::TryReads => "try-reads",
             Lever::Dialect => "dialect",
             Lever::TextTables => "text-tables",
-            Lever::PlanFirst => "plan-first",
         }
     }
 
     /// Levers on trial: off unless a run names them (`nu-agent eval
     /// --with LEVER`) until they pay on the held-out dev split.
-    pub const ON_TRIAL: [Lever; 12] = [
+    pub const ON_TRIAL: [Lever; 11] = [
         Lever::WhatIsHere,
         Lever::EngineDocs,
         Lever::Posix,
@@ -165,7 +159,6 @@ impl Lever {
         Lever::TryReads,
         Lever::Dialect,
         Lever::TextTables,
-        Lever::PlanFirst,
     ];
 
     /// The lever named `name`.
@@ -294,8 +287,7 @@ mod tests {
                 Lever::Effects,
                 Lever::TryReads,
                 Lever::Dialect,
-                Lever::TextTables,
-                Lever::PlanFirst
+                Lever::TextTables
             ]
         );
         assert!(!levers.on(Lever::Feed));

@@ -70,38 +70,19 @@ pub fn shell() -> &'static str {
     })
 }
 
-/// The `sh` tool's argument that reads the request back before the script
-/// (the `plan-first` lever).
-pub const PLAN_ARGUMENT: &str = "plan";
-
-/// The `sh` tool; with `plan_first`, its call starts with a [`PLAN_ARGUMENT`]
-/// (what the request wants shown or changed, and where) and the script is
-/// written after it, in place of the `why` that follows it otherwise. The
-/// tool-call grammar writes required arguments in this order.
-pub fn tool_def_for(plan_first: bool) -> ToolDef {
-    let parameters = if plan_first {
-        json!({
-            "type": "object",
-            "properties": {
-                PLAN_ARGUMENT: {"type": "string", "description": "the request read back before the script: what it wants shown or changed, and where"},
-                SCRIPT_ARGUMENT: {"type": "string", "description": "bash code that does exactly that"}
-            },
-            "required": [PLAN_ARGUMENT, SCRIPT_ARGUMENT]
-        })
-    } else {
-        json!({
+/// The `sh` tool as the model is offered it.
+pub fn tool_def() -> ToolDef {
+    ToolDef {
+        name: SH_TOOL.into(),
+        description: "Run a POSIX shell (bash) command line; returns its output text.".into(),
+        parameters: json!({
             "type": "object",
             "properties": {
                 SCRIPT_ARGUMENT: {"type": "string", "description": "bash code"},
                 "why": {"type": "string", "description": "what this step is for, a few words"}
             },
             "required": [SCRIPT_ARGUMENT, "why"]
-        })
-    };
-    ToolDef {
-        name: SH_TOOL.into(),
-        description: "Run a POSIX shell (bash) command line; returns its output text.".into(),
-        parameters,
+        }),
     }
 }
 
@@ -356,26 +337,6 @@ pub fn nushell_heads(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plan_first_asks_for_the_plan_before_the_script() {
-        let required = |plan_first: bool| {
-            let tool = tool_def_for(plan_first);
-            let required = tool.parameters["required"].as_array().unwrap().clone();
-            required
-                .iter()
-                .map(|k| k.as_str().unwrap().to_string())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(required(false), [SCRIPT_ARGUMENT, "why"]);
-        assert_eq!(required(true), [PLAN_ARGUMENT, SCRIPT_ARGUMENT]);
-        let grammar = crate::llm::tool_call_grammar(&[tool_def_for(true)], 256, None);
-        let (plan, script) = (
-            grammar.find("plan").unwrap(),
-            grammar.find("script").unwrap(),
-        );
-        assert!(plan < script, "{grammar}");
-    }
 
     #[test]
     fn a_script_naming_a_nushell_value_is_not_run_and_no_tool_is_named() {

@@ -107,17 +107,6 @@ pub fn shell_only(prompt: &str) -> String {
         .replacen(EXAMPLE, EXAMPLE_SH, 1)
 }
 
-/// The example episode's `sh` call as it is written with and without the
-/// `plan-first` lever (its plan reads the request back before the script).
-const EXAMPLE_SH_CALL: &str = "sh {\"script\": \"grep -c FIXME plan.md\", \"why\": \"count them\"}";
-const EXAMPLE_SH_PLANNED: &str = "sh {\"plan\": \"count the lines of plan.md that mention FIXME\", \"script\": \"grep -c FIXME plan.md\"}";
-
-/// `prompt` (a task's system prompt with the `sh` tool) whose example
-/// call starts with its plan (the `plan-first` lever).
-pub fn with_plan_first(prompt: &str) -> String {
-    prompt.replacen(EXAMPLE_SH_CALL, EXAMPLE_SH_PLANNED, 1)
-}
-
 /// `prompt` (a task's [`system_prompt`]) teaching bash first: its
 /// Nushell lines and example episode in their `shell-first` form.
 pub fn shell_first(prompt: &str) -> String {
@@ -385,16 +374,6 @@ mod tests {
             examples.last(),
             Some(&"open plan.md | lines | where $it =~ 'FIXME' | length")
         );
-    }
-
-    #[test]
-    fn plan_first_writes_the_example_call_plan_first() {
-        let prompt = shell_only(&system_prompt(PromptKind::Task, ""));
-        assert!(prompt.contains(EXAMPLE_SH_CALL));
-        let planned = with_plan_first(&prompt);
-        assert!(!planned.contains(EXAMPLE_SH_CALL));
-        let plan = planned.find("{\"plan\": ").expect("the example's plan");
-        assert!(plan < planned.find("\"script\": \"grep -c FIXME").unwrap());
     }
 
     #[test]

@@ -154,9 +154,7 @@ impl Action {
                     Some(why) => Action::Invalid(why),
                     None => Action::Run {
                         pipeline: posix::as_pipeline(posix::shell(), &script),
-                        why: text("why")
-                            .or_else(|| text(posix::PLAN_ARGUMENT))
-                            .unwrap_or_default(),
+                        why: text("why").unwrap_or_default(),
                         background: false,
                         script: true,
                     },
@@ -385,19 +383,6 @@ mod tests {
             Action::Run {
                 pipeline: posix::as_pipeline(posix::shell(), "ls | wc -l"),
                 why: "count".into(),
-                background: false,
-                script: true,
-            }
-        );
-        // Under the `plan-first` lever the call's plan is its why.
-        assert_eq!(
-            Action::from_call(&call(
-                "sh",
-                json!({"plan": "count the entries", "script": "ls | wc -l"})
-            )),
-            Action::Run {
-                pipeline: posix::as_pipeline(posix::shell(), "ls | wc -l"),
-                why: "count the entries".into(),
                 background: false,
                 script: true,
             }

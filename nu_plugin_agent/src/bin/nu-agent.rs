@@ -217,7 +217,7 @@ enum Command {
         /// Switch on a part of the loop that is on trial (off by default
         /// until it pays on held-out tasks; repeatable): what-is-here,
         /// engine-docs, posix, shell-first, sh-only, answer-output,
-        /// recall, effects, try-reads, dialect, text-tables, plan-first.
+        /// recall, effects, try-reads, dialect, text-tables.
         #[arg(long = "with", value_name = "LEVER", value_parser = agent_core::agent::Lever::from_name)]
         with_levers: Vec<agent_core::agent::Lever>,
         /// Replay each task's `wrong` transcript (scripted): every check

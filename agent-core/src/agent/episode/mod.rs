@@ -542,11 +542,7 @@ fn told_of_tools(nushell_prompt: &str, options: &AgentOptions) -> String {
     } else {
         posix::ShPrompt::Beside
     };
-    let prompt = posix::with_sh_tool(nushell_prompt, form);
-    if options.on(Lever::PlanFirst) {
-        return super::prompt::with_plan_first(&prompt);
-    }
-    prompt
+    posix::with_sh_tool(nushell_prompt, form)
 }
 
 /// What makes two calls the same: the tool and its arguments; for `nu`,

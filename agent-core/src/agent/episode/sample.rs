@@ -84,7 +84,7 @@ impl Agent {
         let mut tools = tool_defs(self.options.kind);
         if self.options.offers_sh() {
             // First: the tool the request's files and text are done with.
-            tools.insert(0, posix::tool_def_for(self.options.on(Lever::PlanFirst)));
+            tools.insert(0, posix::tool_def());
             if self.options.on(Lever::ShOnly) {
                 tools.retain(|t| [posix::SH_TOOL, ANSWER_TOOL].contains(&t.name.as_str()));
             }

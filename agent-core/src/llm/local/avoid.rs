@@ -171,37 +171,23 @@ pub(super) fn call_so_far(reply: &[u8]) -> Option<&[u8]> {
 }
 
 /// `call` as the grammar writes it, to the end of its tool's first
-/// required argument; where that is a [`LEADING_PLAN`], to the end of the
-/// argument after it (the plan is written with it).
+/// required argument.
 fn written_call(call: &ToolCall, tools: &[ToolDef]) -> Option<String> {
     let tool = tools.iter().find(|t| t.name == call.name)?;
-    let required = tool.parameters.get("required").and_then(Value::as_array)?;
-    let mut keys = required.iter().filter_map(Value::as_str);
-    let mut written = Vec::new();
-    for key in keys.by_ref() {
-        let value = call.arguments.get(key)?;
-        written.push(format!(
-            "{}: {}",
-            serde_json::to_string(key).ok()?,
-            serde_json::to_string(value).ok()?
-        ));
-        if key != LEADING_PLAN {
-            break;
-        }
-    }
-    if written.is_empty() {
-        return None;
-    }
+    let key = tool
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .and_then(|r| r.first())
+        .and_then(Value::as_str)?;
+    let value = call.arguments.get(key)?;
     Some(format!(
-        "{{\"name\": {}, \"arguments\": {{{}",
+        "{{\"name\": {}, \"arguments\": {{{}: {}",
         serde_json::to_string(&call.name).ok()?,
-        written.join(", "),
+        serde_json::to_string(key).ok()?,
+        serde_json::to_string(value).ok()?,
     ))
 }
-
-/// A first argument that reads the request back before the one that does
-/// the work (the `sh` tool's under the `plan-first` lever).
-const LEADING_PLAN: &str = "plan";
 
 #[cfg(test)]
 mod tests {
@@ -257,31 +243,6 @@ mod tests {
             r#"{"name": "nu", "arguments": {"pipeline": "ls | where name =~ \"x\"\n""#
         );
         assert!(written_call(&call, &[]).is_none(), "unknown tool");
-    }
-
-    #[test]
-    fn a_leading_plan_is_written_with_the_argument_after_it() {
-        let sh = ToolDef {
-            name: "sh".into(),
-            description: String::new(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"plan": {"type": "string"}, "script": {"type": "string"}},
-                "required": ["plan", "script"],
-            }),
-        };
-        let call = ToolCall {
-            id: "call_0".into(),
-            name: "sh".into(),
-            arguments: json!({"plan": "count the logs", "script": "ls *.log | wc -l"})
-                .as_object()
-                .unwrap()
-                .clone(),
-        };
-        assert_eq!(
-            written_call(&call, &[sh]).unwrap(),
-            r#"{"name": "sh", "arguments": {"plan": "count the logs", "script": "ls *.log | wc -l""#
-        );
     }
 
     #[test]
