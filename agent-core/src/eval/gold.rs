@@ -363,15 +363,12 @@ fn facts(output: &str) -> Vec<Fact> {
     let skip = usize::from(is_header(&lines));
     for line in lines.into_iter().skip(skip) {
         let tokens: Vec<&str> = line.split_whitespace().collect();
-        let kept: Vec<&str> = match tokens.first() {
-            Some(first) if is_mode(first) => long_listing(&tokens),
-            Some(&"total") if tokens.len() == 2 => Vec::new(),
+        let kept: Vec<&str> = match (listing_start(&tokens), tokens.as_slice()) {
+            (Some(at), _) => long_listing(&tokens[at..]),
+            (None, ["total", _]) => Vec::new(),
             // `wc`'s and `du -c`'s last line: the figure, not its label.
-            Some(figure) if tokens.len() == 2 && tokens[1] == "total" => vec![*figure],
-            _ => match mode_after_counts(&tokens) {
-                Some(at) => long_listing(&tokens[at..]),
-                None => tokens,
-            },
+            (None, [figure, "total"]) => vec![*figure],
+            _ => tokens,
         };
         for token in kept {
             for piece in token.split([
@@ -422,13 +419,16 @@ fn long_listing<'a>(tokens: &[&'a str]) -> Vec<&'a str> {
     kept
 }
 
-/// Where a long listing starts after the block counts `ls -s` and
-/// `find -ls` write before it (inode, blocks): the mode's place when one or
-/// two whole numbers come first. Those counts are the file system's
-/// bookkeeping, like `ls -l`'s `total N`, not facts.
-fn mode_after_counts(tokens: &[&str]) -> Option<usize> {
+/// Where a long listing starts on a line: its mode, first or after the
+/// one or two counts `ls -s` and `find -ls` write before it (inode,
+/// blocks). Those counts are the file system's bookkeeping, like `ls -l`'s
+/// `total N`, not facts.
+fn listing_start(tokens: &[&str]) -> Option<usize> {
     let at = tokens.iter().take(3).position(|t| is_mode(t))?;
-    (at > 0 && tokens[..at].iter().all(|t| t.parse::<u64>().is_ok())).then_some(at)
+    tokens[..at]
+        .iter()
+        .all(|t| t.parse::<u64>().is_ok())
+        .then_some(at)
 }
 
 /// A permission string such as `-rwxr-xr-x` or `drwxr-xr-x.`.
